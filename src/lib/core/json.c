@@ -1,0 +1,299 @@
+/* JSON writer and reader over yajl.  No other file includes a yajl header: the rest of agentrt
+   sees struct ar_json and struct ar_jnode only.  */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_gen.h>
+#include <yajl/yajl_tree.h>
+
+#include "json.h"
+#include "utils.h"
+
+struct ar_json
+{
+  yajl_gen gen;
+};
+
+struct ar_json *
+ar_json_new (const char *indent)
+{
+  struct ar_json *j = xzalloc (sizeof *j);
+  j->gen = yajl_gen_alloc (NULL);
+  if (j->gen == NULL)
+    ar_oom ();
+  yajl_gen_config (j->gen, yajl_gen_beautify, indent ? 1 : 0);
+  if (indent)
+    yajl_gen_config (j->gen, yajl_gen_indent_string, indent);
+  return j;
+}
+
+void
+ar_json_free (struct ar_json *j)
+{
+  if (j == NULL)
+    return;
+  yajl_gen_free (j->gen);
+  free (j);
+}
+
+void
+ar_json_freep (void *p)
+{
+  ar_json_free (*(struct ar_json **) p);
+}
+
+char *
+ar_json_finish (struct ar_json *j, size_t *len)
+{
+  const unsigned char *buf = NULL;
+  size_t n = 0;
+  char *out;
+
+  yajl_gen_get_buf (j->gen, &buf, &n);
+  /* yajl's beautifier already ends a document with a newline.  */
+  out = xstrndup ((const char *) buf, n);
+  if (len)
+    *len = n;
+  ar_json_free (j);
+  return out;
+}
+
+void
+ar_json_obj_open (struct ar_json *j)
+{
+  yajl_gen_map_open (j->gen);
+}
+
+void
+ar_json_obj_close (struct ar_json *j)
+{
+  yajl_gen_map_close (j->gen);
+}
+
+void
+ar_json_arr_open (struct ar_json *j)
+{
+  yajl_gen_array_open (j->gen);
+}
+
+void
+ar_json_arr_close (struct ar_json *j)
+{
+  yajl_gen_array_close (j->gen);
+}
+
+void
+ar_json_str (struct ar_json *j, const char *s)
+{
+  if (s == NULL)
+    yajl_gen_null (j->gen);
+  else
+    yajl_gen_string (j->gen, (const unsigned char *) s, strlen (s));
+}
+
+void
+ar_json_key (struct ar_json *j, const char *key)
+{
+  ar_json_str (j, key);
+}
+
+void
+ar_json_int (struct ar_json *j, long long v)
+{
+  yajl_gen_integer (j->gen, v);
+}
+
+void
+ar_json_uint (struct ar_json *j, uint64_t v)
+{
+  char buf[24];
+  int n = snprintf (buf, sizeof buf, "%llu", (unsigned long long) v);
+  yajl_gen_number (j->gen, buf, n);
+}
+
+void
+ar_json_bool (struct ar_json *j, bool v)
+{
+  yajl_gen_bool (j->gen, v);
+}
+
+void
+ar_json_null (struct ar_json *j)
+{
+  yajl_gen_null (j->gen);
+}
+
+void
+ar_json_strv (struct ar_json *j, const char *const *v, size_t n)
+{
+  ar_json_arr_open (j);
+  for (size_t i = 0; i < n; i++)
+    ar_json_str (j, v[i]);
+  ar_json_arr_close (j);
+}
+
+void
+ar_json_kstr (struct ar_json *j, const char *key, const char *s)
+{
+  ar_json_key (j, key);
+  ar_json_str (j, s);
+}
+
+void
+ar_json_kint (struct ar_json *j, const char *key, long long v)
+{
+  ar_json_key (j, key);
+  ar_json_int (j, v);
+}
+
+void
+ar_json_kbool (struct ar_json *j, const char *key, bool v)
+{
+  ar_json_key (j, key);
+  ar_json_bool (j, v);
+}
+
+/* Reader: struct ar_jnode is yajl's node, never dereferenced outside this file.  */
+static yajl_val
+V (const struct ar_jnode *n)
+{
+  return (yajl_val) n;
+}
+
+int
+ar_jparse (const char *text, const char *what, struct ar_jnode **root, ar_error_t *err)
+{
+  char msg[512] = "";
+  yajl_val tree = yajl_tree_parse (text, msg, sizeof msg);
+
+  if (tree == NULL)
+    {
+      size_t l = strlen (msg);
+      while (l > 0 && (msg[l - 1] == '\n' || msg[l - 1] == ' '))
+        msg[--l] = '\0';
+      for (char *p = msg; *p; p++)
+        if (*p == '\n')
+          *p = ' ';
+      return ar_make_error (err, 0, "%s: invalid JSON: %s", what, msg[0] ? msg : "parse error");
+    }
+  *root = (struct ar_jnode *) tree;
+  return 0;
+}
+
+void
+ar_jfree (struct ar_jnode *root)
+{
+  if (root)
+    yajl_tree_free (V (root));
+}
+
+void
+ar_jfreep (void *p)
+{
+  ar_jfree (*(struct ar_jnode **) p);
+}
+
+enum ar_jtype
+ar_jtype (const struct ar_jnode *n)
+{
+  yajl_val v = V (n);
+  if (v == NULL)
+    return AR_J_NULL;
+  switch (v->type)
+    {
+    case yajl_t_string:
+      return AR_J_STRING;
+    case yajl_t_number:
+      return AR_J_NUMBER;
+    case yajl_t_object:
+      return AR_J_OBJECT;
+    case yajl_t_array:
+      return AR_J_ARRAY;
+    case yajl_t_true:
+    case yajl_t_false:
+      return AR_J_BOOL;
+    default:
+      return AR_J_NULL;
+    }
+}
+
+const char *
+ar_jtype_name (enum ar_jtype t)
+{
+  static const char *const names[] = {
+    [AR_J_NULL] = "null",       [AR_J_BOOL] = "a boolean", [AR_J_NUMBER] = "a number",
+    [AR_J_STRING] = "a string", [AR_J_ARRAY] = "an array", [AR_J_OBJECT] = "an object",
+  };
+  return names[t];
+}
+
+const struct ar_jnode *
+ar_jget (const struct ar_jnode *obj, const char *key)
+{
+  yajl_val v = V (obj);
+  if (v == NULL || v->type != yajl_t_object)
+    return NULL;
+  /* The last duplicate wins, as in Go's encoding/json that runc uses.  */
+  for (size_t i = v->u.object.len; i-- > 0;)
+    if (strcmp (v->u.object.keys[i], key) == 0)
+      return (const struct ar_jnode *) v->u.object.values[i];
+  return NULL;
+}
+
+size_t
+ar_jlen (const struct ar_jnode *n)
+{
+  yajl_val v = V (n);
+  if (v == NULL)
+    return 0;
+  if (v->type == yajl_t_object)
+    return v->u.object.len;
+  if (v->type == yajl_t_array)
+    return v->u.array.len;
+  return 0;
+}
+
+const char *
+ar_jkey_at (const struct ar_jnode *obj, size_t i)
+{
+  yajl_val v = V (obj);
+  if (v == NULL || v->type != yajl_t_object || i >= v->u.object.len)
+    return NULL;
+  return v->u.object.keys[i];
+}
+
+const struct ar_jnode *
+ar_jat (const struct ar_jnode *n, size_t i)
+{
+  yajl_val v = V (n);
+  if (v == NULL)
+    return NULL;
+  if (v->type == yajl_t_object && i < v->u.object.len)
+    return (const struct ar_jnode *) v->u.object.values[i];
+  if (v->type == yajl_t_array && i < v->u.array.len)
+    return (const struct ar_jnode *) v->u.array.values[i];
+  return NULL;
+}
+
+const char *
+ar_jstr (const struct ar_jnode *n)
+{
+  yajl_val v = V (n);
+  return v && v->type == yajl_t_string ? v->u.string : NULL;
+}
+
+bool
+ar_jbool (const struct ar_jnode *n)
+{
+  yajl_val v = V (n);
+  return v && v->type == yajl_t_true;
+}
+
+const char *
+ar_jnum_text (const struct ar_jnode *n)
+{
+  yajl_val v = V (n);
+  return v && v->type == yajl_t_number ? v->u.number.r : NULL;
+}

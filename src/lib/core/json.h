@@ -1,0 +1,65 @@
+/* JSON for the whole runtime, the only place that knows yajl: a writer (state, features, spec,
+   logs, list output) and a read-only tree (config.json, process.json, state.json).  */
+#ifndef AGENTRT_JSON_H
+#define AGENTRT_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agentrt/error.h"
+
+/* Writer.  Calls cannot fail (OOM aborts); keys and values must alternate inside objects.  */
+struct ar_json;
+/* indent NULL: compact, one line; otherwise pretty-printed with that indent ("\t", "  ").  */
+struct ar_json *ar_json_new (const char *indent);
+void ar_json_free (struct ar_json *j);
+void ar_json_freep (void *p);
+#define cleanup_json __attribute__ ((cleanup (ar_json_freep)))
+/* Takes the text out (caller frees; pretty text ends with '\n') and frees the writer.  */
+char *ar_json_finish (struct ar_json *j, size_t *len);
+
+void ar_json_obj_open (struct ar_json *j);
+void ar_json_obj_close (struct ar_json *j);
+void ar_json_arr_open (struct ar_json *j);
+void ar_json_arr_close (struct ar_json *j);
+void ar_json_key (struct ar_json *j, const char *key);
+void ar_json_str (struct ar_json *j, const char *s); /* NULL writes null */
+void ar_json_int (struct ar_json *j, long long v);
+void ar_json_uint (struct ar_json *j, uint64_t v);
+void ar_json_bool (struct ar_json *j, bool v);
+void ar_json_null (struct ar_json *j);
+void ar_json_strv (struct ar_json *j, const char *const *v, size_t n); /* an array of strings */
+/* Key + value shorthands.  */
+void ar_json_kstr (struct ar_json *j, const char *key, const char *s);
+void ar_json_kint (struct ar_json *j, const char *key, long long v);
+void ar_json_kbool (struct ar_json *j, const char *key, bool v);
+
+/* Reader.  A parsed document is a tree of nodes owned by its root.  */
+enum ar_jtype
+{
+  AR_J_NULL,
+  AR_J_BOOL,
+  AR_J_NUMBER,
+  AR_J_STRING,
+  AR_J_ARRAY,
+  AR_J_OBJECT,
+};
+struct ar_jnode;
+/* `what` names the document in errors: "config.json: parse error: …".  */
+int ar_jparse (const char *text, const char *what, struct ar_jnode **root, ar_error_t *err);
+void ar_jfree (struct ar_jnode *root);
+void ar_jfreep (void *p);
+#define cleanup_jnode __attribute__ ((cleanup (ar_jfreep)))
+
+enum ar_jtype ar_jtype (const struct ar_jnode *n);
+const char *ar_jtype_name (enum ar_jtype t); /* "a string", "an object", … */
+const struct ar_jnode *ar_jget (const struct ar_jnode *obj, const char *key); /* NULL if absent */
+size_t ar_jlen (const struct ar_jnode *n); /* object members, array items */
+const char *ar_jkey_at (const struct ar_jnode *obj, size_t i);
+const struct ar_jnode *ar_jat (const struct ar_jnode *n, size_t i); /* object value or item */
+const char *ar_jstr (const struct ar_jnode *n);                     /* NULL unless a string */
+bool ar_jbool (const struct ar_jnode *n);
+const char *ar_jnum_text (const struct ar_jnode *n); /* the number as written; NULL if none */
+
+#endif

@@ -1,0 +1,248 @@
+/* Allocation, cleanup helpers and file I/O shared by every module.  */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "utils.h"
+
+void
+ar_oom (void)
+{
+  static const char msg[] = "agentrt: out of memory\n";
+  (void) !write (2, msg, sizeof msg - 1);
+  abort ();
+}
+
+void *
+xmalloc (size_t n)
+{
+  void *p = malloc (n ? n : 1);
+  if (p == NULL)
+    ar_oom ();
+  return p;
+}
+
+void *
+xzalloc (size_t n)
+{
+  void *p = calloc (1, n ? n : 1);
+  if (p == NULL)
+    ar_oom ();
+  return p;
+}
+
+void *
+xrealloc (void *p, size_t n)
+{
+  p = realloc (p, n ? n : 1);
+  if (p == NULL)
+    ar_oom ();
+  return p;
+}
+
+char *
+xstrdup (const char *s)
+{
+  char *r = strdup (s);
+  if (r == NULL)
+    ar_oom ();
+  return r;
+}
+
+char *
+xstrndup (const char *s, size_t n)
+{
+  char *r = strndup (s, n);
+  if (r == NULL)
+    ar_oom ();
+  return r;
+}
+
+char *
+xasprintf (const char *fmt, ...)
+{
+  va_list ap;
+  char *s = NULL;
+  int r;
+
+  va_start (ap, fmt);
+  r = vasprintf (&s, fmt, ap);
+  va_end (ap);
+  if (r < 0)
+    ar_oom ();
+  return s;
+}
+
+void
+ar_freep (void *p)
+{
+  free (*(void **) p);
+}
+
+void
+ar_closep (int *fd)
+{
+  if (*fd >= 0)
+    {
+      int saved = errno;
+      close (*fd);
+      errno = saved;
+    }
+}
+
+void
+ar_fclosep (void *f)
+{
+  FILE **fp = f;
+  if (*fp)
+    fclose (*fp);
+}
+
+void
+ar_strv_free (char **v)
+{
+  if (v == NULL)
+    return;
+  for (char **p = v; *p; p++)
+    free (*p);
+  free (v);
+}
+
+void
+ar_strv_freep (void *p)
+{
+  ar_strv_free (*(char ***) p);
+}
+
+size_t
+ar_strv_len (char *const *v)
+{
+  size_t n = 0;
+  while (v && v[n])
+    n++;
+  return n;
+}
+
+int
+ar_read_fd (int fd, const char *what, size_t max, char **out, size_t *len, ar_error_t *err)
+{
+  cleanup_free char *buf = NULL;
+  size_t used = 0, cap = 0;
+
+  if (max == 0)
+    max = 16 << 20;
+  for (;;)
+    {
+      ssize_t r;
+      if (cap - used < 4096)
+        {
+          cap = cap ? cap * 2 : 8192;
+          buf = xrealloc (buf, cap + 1);
+        }
+      r = read (fd, buf + used, cap - used);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r < 0)
+        return ar_make_error (err, errno, "read `%s`", what);
+      if (r == 0)
+        break;
+      used += r;
+      if (used > max)
+        return ar_make_error (err, EFBIG, "read `%s`", what);
+    }
+  buf[used] = '\0';
+  if (len)
+    *len = used;
+  *out = steal_ptr (&buf);
+  return 0;
+}
+
+int
+ar_read_file (const char *path, size_t max, char **out, size_t *len, ar_error_t *err)
+{
+  cleanup_close int fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return ar_make_error (err, errno, "open `%s`", path);
+  return ar_read_fd (fd, path, max, out, len, err);
+}
+
+int
+ar_write_all (int fd, const char *buf, size_t len, const char *what, ar_error_t *err)
+{
+  while (len > 0)
+    {
+      ssize_t w = write (fd, buf, len);
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w < 0)
+        return ar_make_error (err, errno, "write `%s`", what);
+      buf += w;
+      len -= w;
+    }
+  return 0;
+}
+
+int
+ar_write_file_atomic (int dirfd, const char *name, const char *buf, size_t len, mode_t mode,
+                      ar_error_t *err)
+{
+  cleanup_free char *tmp = xasprintf (".%s.tmp.%d", name, (int) getpid ());
+  cleanup_close int fd = openat (dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+
+  if (fd < 0)
+    return ar_make_error (err, errno, "create `%s`", tmp);
+  if (ar_write_all (fd, buf, len, tmp, err) < 0 || (fsync (fd) < 0 && errno != EINVAL))
+    {
+      if (err && *err == NULL)
+        ar_make_error (err, errno, "fsync `%s`", tmp);
+      (void) unlinkat (dirfd, tmp, 0);
+      return -1;
+    }
+  if (renameat (dirfd, tmp, dirfd, name) < 0)
+    {
+      int e = errno;
+      (void) unlinkat (dirfd, tmp, 0);
+      return ar_make_error (err, e, "rename `%s` to `%s`", tmp, name);
+    }
+  return 0;
+}
+
+char *
+ar_time_rfc3339 (const struct timespec *ts)
+{
+  struct tm tm;
+  char buf[32];
+
+  gmtime_r (&ts->tv_sec, &tm);
+  strftime (buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  return xasprintf ("%s.%09ldZ", buf, (long) ts->tv_nsec);
+}
+
+bool
+ar_str_has_prefix (const char *s, const char *prefix)
+{
+  return strncmp (s, prefix, strlen (prefix)) == 0;
+}
+
+bool
+ar_parse_int64 (const char *s, long long min, long long max, long long *out)
+{
+  char *end = NULL;
+  long long v;
+
+  if (s == NULL || *s == '\0')
+    return false;
+  errno = 0;
+  v = strtoll (s, &end, 10);
+  if (errno != 0 || *end != '\0' || v < min || v > max)
+    return false;
+  *out = v;
+  return true;
+}

@@ -1,0 +1,64 @@
+/* Small shared helpers: allocation that aborts on OOM, cleanup attributes, fd and file I/O.
+   Nothing here prints or exits, except ar_oom.  */
+#ifndef AGENTRT_UTILS_H
+#define AGENTRT_UTILS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "agentrt/error.h"
+
+#define UNLIKELY(x) __builtin_expect (!!(x), 0)
+#define ARRAY_SIZE(a) (sizeof (a) / sizeof ((a)[0]))
+
+void ar_oom (void) __attribute__ ((noreturn));
+void *xmalloc (size_t n);
+void *xzalloc (size_t n);
+void *xrealloc (void *p, size_t n);
+char *xstrdup (const char *s);
+char *xstrndup (const char *s, size_t n);
+char *xasprintf (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
+
+void ar_freep (void *p);
+void ar_closep (int *fd);
+void ar_fclosep (void *f);
+void ar_strv_freep (void *p);
+void ar_strv_free (char **v);
+
+#define cleanup_free __attribute__ ((cleanup (ar_freep)))
+#define cleanup_close __attribute__ ((cleanup (ar_closep)))
+#define cleanup_file __attribute__ ((cleanup (ar_fclosep)))
+#define cleanup_strv __attribute__ ((cleanup (ar_strv_freep)))
+#define steal_ptr(pp)              \
+  ({                               \
+    __typeof__ (*(pp)) p_ = *(pp); \
+    *(pp) = NULL;                  \
+    p_;                            \
+  })
+#define steal_fd(fp) \
+  ({                 \
+    int f_ = *(fp);  \
+    *(fp) = -1;      \
+    f_;              \
+  })
+
+size_t ar_strv_len (char *const *v);
+
+/* Read a whole file (at most `max` bytes; 0 means 16 MiB) into a NUL-terminated buffer.  */
+int ar_read_file (const char *path, size_t max, char **out, size_t *len, ar_error_t *err);
+int ar_read_fd (int fd, const char *what, size_t max, char **out, size_t *len, ar_error_t *err);
+/* Write all of buf, retrying short writes and EINTR.  */
+int ar_write_all (int fd, const char *buf, size_t len, const char *what, ar_error_t *err);
+/* Write path atomically: a temporary file in the same directory, fsync, rename.  */
+int ar_write_file_atomic (int dirfd, const char *name, const char *buf, size_t len, mode_t mode,
+                          ar_error_t *err);
+
+/* "2006-01-02T15:04:05.000000000Z", as runc writes times (UTC).  */
+char *ar_time_rfc3339 (const struct timespec *ts);
+
+bool ar_str_has_prefix (const char *s, const char *prefix);
+/* Parse a whole decimal string into [min, max]; false on junk or overflow.  */
+bool ar_parse_int64 (const char *s, long long min, long long max, long long *out);
+
+#endif
