@@ -1,0 +1,83 @@
+/* The API of the runtime library: what src/cmd and the tests call.  Every function takes the
+   global options and reports failure through ar_error_t; none prints to stdout or exits.  */
+#ifndef AGENTRT_CONTAINER_H
+#define AGENTRT_CONTAINER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "agentrt/error.h"
+
+/* runc's global options.  */
+struct ar_globals
+{
+  const char *root; /* --root: state directories, default /run/agentrt */
+  const char *log;  /* --log: diagnostics file, or NULL for stderr */
+  bool log_json;    /* --log-format json */
+  bool debug;
+  bool systemd_cgroup;
+  const char *rootless; /* accepted, ignored as by crun: "true", "false", "auto" or NULL */
+};
+
+/* Options of create and run (and exec's subset), as runc names them.  */
+struct ar_create_opts
+{
+  const char *bundle; /* NULL: the current directory */
+  const char *console_socket;
+  const char *pid_file;
+  int preserve_fds;
+  bool no_pivot, no_new_keyring, detach, keep;
+};
+
+int ar_container_create (const struct ar_globals *g, const char *id, const struct ar_create_opts *o,
+                         ar_error_t *err);
+/* create + start + wait; returns the exit status for main to exit with.  */
+int ar_container_run (const struct ar_globals *g, const char *id, const struct ar_create_opts *o,
+                      ar_error_t *err);
+/* Options of exec, as runc names them.  */
+struct ar_exec_opts
+{
+  const char *process_file; /* --process: a process.json replacing the command line */
+  char **argv;              /* the command, when there is no --process */
+  int argc;
+  const char *console_socket, *pid_file, *cwd, *user;
+  char **env, **caps; /* -e and --cap, NULL-terminated */
+  int preserve_fds;
+  bool tty, detach, no_new_privs;
+};
+int ar_container_exec (const struct ar_globals *g, const char *id, const struct ar_exec_opts *o,
+                       ar_error_t *err);
+
+/* "9", "KILL", "SIGKILL", "SIGRTMIN+3" → the number; -1 if not a signal.  */
+int ar_signal_parse (const char *s);
+
+/* The OCI state JSON (caller frees).  */
+int ar_container_state (const struct ar_globals *g, const char *id, char **json, ar_error_t *err);
+/* force: kill what is left first; a missing container is then not an error (containerd
+   deletes ids that are already gone, and runc and crun exit 0 for them).  */
+int ar_container_delete (const struct ar_globals *g, const char *id, bool force, ar_error_t *err);
+/* For a command whose mechanism is not built yet: fails with "container `ID` does not exist"
+   when it does not, and with "CMD: not supported yet" when it does.  */
+int ar_container_unsupported (const struct ar_globals *g, const char *id, const char *cmd,
+                              ar_error_t *err);
+
+struct ar_container_info
+{
+  char *id;
+  int pid;
+  char *status;
+  char *bundle;
+  char *created;
+  char *owner;
+  char *json; /* the OCI state document, one line */
+};
+int ar_container_list (const struct ar_globals *g, struct ar_container_info **out, size_t *n,
+                       ar_error_t *err);
+void ar_container_info_free (struct ar_container_info *v, size_t n);
+
+/* `spec`: BUNDLE/config.json (refuses to overwrite one).  */
+int ar_spec_write (const char *bundle, bool rootless, ar_error_t *err);
+char *ar_features (void);
+char *ar_version_text (void);
+
+#endif

@@ -1,0 +1,144 @@
+/* agentrt create and agentrt run: the same options (run adds --detach and --keep), as runc.  */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "agentrt.h"
+#include "create_opts.h"
+
+enum
+{
+  OPT_CONSOLE_SOCKET = 1000,
+  OPT_PID_FILE,
+  OPT_NO_PIVOT,
+  OPT_NO_NEW_KEYRING,
+  OPT_PRESERVE_FDS,
+  OPT_KEEP,
+  OPT_NO_SUBREAPER,
+};
+
+static const struct argp_option create_options[] = {
+  { "bundle", 'b', "DIR", 0, "bundle directory (default: the current directory)", 0 },
+  { "console-socket", OPT_CONSOLE_SOCKET, "PATH", 0,
+    "AF_UNIX socket to send the pty master to (process.terminal)", 0 },
+  { "pid-file", OPT_PID_FILE, "FILE", 0, "write the container init's pid to FILE", 0 },
+  { "no-pivot", OPT_NO_PIVOT, NULL, 0, "use MS_MOVE and chroot instead of pivot_root", 0 },
+  { "no-new-keyring", OPT_NO_NEW_KEYRING, NULL, 0, "keep the caller's session keyring", 0 },
+  { "preserve-fds", OPT_PRESERVE_FDS, "N", 0, "pass N more fds (3 … 3+N-1) to the container", 0 },
+  { NULL, 0, NULL, 0, NULL, 0 },
+};
+
+static const struct argp_option run_options[] = {
+  { "detach", 'd', NULL, 0, "do not wait: return once the container has started", 0 },
+  { "keep", OPT_KEEP, NULL, 0, "keep the stopped container's state (no delete at exit)", 0 },
+  { "no-subreaper", OPT_NO_SUBREAPER, NULL, OPTION_HIDDEN, "accepted and ignored", 0 },
+  { NULL, 0, NULL, 0, NULL, 0 },
+};
+
+static int
+parse_fd_count (const char *arg, struct argp_state *state)
+{
+  char *end = NULL;
+  long n = strtol (arg, &end, 10);
+
+  if (*arg == '\0' || *end != '\0' || n < 0 || n > 65536)
+    argp_error (state, "--preserve-fds: expected a number of fds, not `%s`", arg);
+  return (int) n;
+}
+
+/* Options of both commands.  */
+static error_t
+parse_common (int key, char *arg, struct argp_state *state)
+{
+  struct create_input *in = state->input;
+
+  switch (key)
+    {
+    case 'b':
+      in->o.bundle = arg;
+      break;
+    case OPT_CONSOLE_SOCKET:
+      in->o.console_socket = arg;
+      break;
+    case OPT_PID_FILE:
+      in->o.pid_file = arg;
+      break;
+    case OPT_NO_PIVOT:
+      in->o.no_pivot = true;
+      break;
+    case OPT_NO_NEW_KEYRING:
+      in->o.no_new_keyring = true;
+      break;
+    case OPT_PRESERVE_FDS:
+      in->o.preserve_fds = parse_fd_count (arg, state);
+      break;
+    default:
+      return ARGP_ERR_UNKNOWN;
+    }
+  return 0;
+}
+
+/* run's own options and the container id, for both.  */
+static error_t
+parse_command (int key, char *arg, struct argp_state *state)
+{
+  struct create_input *in = state->input;
+
+  switch (key)
+    {
+    case ARGP_KEY_INIT:
+      state->child_inputs[0] = in;
+      break;
+    case 'd':
+      in->o.detach = true;
+      break;
+    case OPT_KEEP:
+      in->o.keep = true;
+      break;
+    case OPT_NO_SUBREAPER:
+      break;
+    case ARGP_KEY_ARG:
+      if (state->arg_num == 0)
+        in->id = arg;
+      break;
+    case ARGP_KEY_END:
+      ar_cmd_check_args (state, 1, 1);
+      break;
+    default:
+      return ARGP_ERR_UNKNOWN;
+    }
+  return 0;
+}
+
+void
+create_opts_parse (int argc, char **argv, bool run, struct create_input *in)
+{
+  static const struct argp common_argp
+      = { create_options, parse_common, NULL, NULL, NULL, NULL, NULL };
+  static const struct argp_child children[]
+      = { { &common_argp, 0, NULL, 0 }, { NULL, 0, NULL, 0 } };
+  static const struct argp create_argp = {
+    NULL,        parse_command,
+    "CONTAINER", "Create a container from the bundle's config.json; `start` runs its process.",
+    children,    NULL,
+    NULL,
+  };
+  static const struct argp run_argp = {
+    run_options, parse_command,
+    "CONTAINER", "Create and start a container, and wait for it: exits with its status.",
+    children,    NULL,
+    NULL,
+  };
+
+  ar_cmd_parse (run ? &run_argp : &create_argp, argc, argv, 0, in);
+}
+
+int
+cmd_create (struct ar_globals *g, int argc, char **argv, ar_error_t *err)
+{
+  struct create_input in = { 0 };
+
+  create_opts_parse (argc, argv, false, &in);
+  return ar_container_create (g, in.id, &in.o, err);
+}

@@ -1,0 +1,45 @@
+# Shared by every tests/*.bats: a private --root and bundle per test, a unique container id, and
+# a teardown that removes what the test made even when it failed.
+bats_require_minimum_version 1.5.0
+
+AGENTRT=${AGENTRT:-$BATS_TEST_DIRNAME/../agentrt}
+source "$BATS_TEST_DIRNAME/lib/rootfs.sh"
+
+# Raw call with the test's private root, no bats `run`.
+__agentrt() { "$AGENTRT" --root "$ROOT/state" "$@"; }
+
+# bats shows this only when the test fails.
+agentrt() {
+  run __agentrt "$@"
+  echo "agentrt $* (status=$status)" >&2
+  echo "$output" >&2
+}
+
+update_config() { jq "$@" "$BUNDLE/config.json" >"$BUNDLE/config.json.new" && mv "$BUNDLE/config.json.new" "$BUNDLE/config.json"; }
+
+# setup_root: a private directory for this test, with ROOT/state as --root.
+setup_root() {
+  ROOT=$(mktemp -d "${BATS_RUN_TMPDIR:-/tmp}/agentrt.XXXXXX")
+  mkdir -p "$ROOT/state"
+  BUNDLE="$ROOT/bundle"
+  CID="t${BATS_TEST_NUMBER}-$$-$RANDOM"
+}
+
+# setup_busybox: setup_root plus a bundle with a busybox rootfs and agentrt's default config.
+setup_busybox() {
+  setup_root
+  mkdir -p "$BUNDLE"
+  rootfs_busybox "$BUNDLE/rootfs"
+  "$AGENTRT" spec --bundle "$BUNDLE"
+  update_config '.process.terminal = false | .process.args = ["/bin/true"]'
+}
+
+teardown_root() {
+  [ -n "${ROOT:-}" ] || return 0
+  local c
+  for c in $(__agentrt list -q 2>/dev/null); do __agentrt delete --force "$c" || true; done
+  rm -rf "$ROOT"
+}
+
+# state_dirs_left: what is under --root after a command; tests expect nothing.
+state_dirs_left() { find "$ROOT/state" -mindepth 1 -maxdepth 1 | wc -l; }

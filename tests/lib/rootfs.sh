@@ -1,0 +1,32 @@
+# Root filesystems for the tests, built from Debian packages and cached outside the clone, so
+# that later runs on the same machine reuse them (CI starts from a fresh clone every time).
+# Source this file; it defines rootfs_busybox.
+
+AGENTRT_TEST_CACHE=${AGENTRT_TEST_CACHE:-/var/cache/agentrt-tests}
+
+# rootfs_busybox DIR: a rootfs made of the host's busybox-static and its applet links.
+rootfs_busybox() {
+  local dest=$1 busybox version cache
+  busybox=$(command -v busybox) || { echo "busybox not found: install busybox-static" >&2; return 1; }
+  if ldd "$busybox" >/dev/null 2>&1; then
+    echo "$busybox is dynamically linked: install busybox-static" >&2; return 1
+  fi
+  version=$("$busybox" 2>&1 | head -n1 | awk '{print $2}')
+  cache="$AGENTRT_TEST_CACHE/busybox-$version"
+  if [ ! -x "$cache/bin/busybox" ]; then
+    local tmp
+    tmp=$(mktemp -d "$AGENTRT_TEST_CACHE.tmp.XXXXXX" 2>/dev/null) || {
+      mkdir -p "$(dirname "$AGENTRT_TEST_CACHE")"; tmp=$(mktemp -d "$AGENTRT_TEST_CACHE.tmp.XXXXXX"); }
+    mkdir -p "$tmp"/{bin,dev,etc,proc,sys,tmp,root}
+    cp "$busybox" "$tmp/bin/busybox"
+    "$tmp/bin/busybox" --install -s "$tmp/bin" 2>/dev/null ||
+      for a in $("$tmp/bin/busybox" --list); do ln -sf busybox "$tmp/bin/$a"; done
+    echo 'root:x:0:0:root:/root:/bin/sh' >"$tmp/etc/passwd"
+    echo 'root:x:0:' >"$tmp/etc/group"
+    mkdir -p "$AGENTRT_TEST_CACHE"
+    # Another run may have raced us here: the first rename wins, the loser is thrown away.
+    mv -T "$tmp" "$cache" 2>/dev/null || rm -rf "$tmp"
+  fi
+  mkdir -p "$dest"
+  cp -a "$cache/." "$dest/"
+}

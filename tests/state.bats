@@ -1,0 +1,70 @@
+#!/usr/bin/env bats
+# State under --root: state, list, delete, and container id rules.
+load helpers
+
+setup() { setup_root; }
+teardown() { teardown_root; }
+
+@test "agentrt state of a missing container fails naming it" {
+  agentrt state nosuch
+  [ "$status" -eq 1 ]
+  [ "$output" = "agentrt: container \`nosuch\` does not exist" ]
+}
+
+@test "agentrt state under a root that was never made fails the same way" {
+  run "$AGENTRT" --root "$ROOT/never-made" state nosuch
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"container \`nosuch\` does not exist"* ]]
+  [ ! -e "$ROOT/never-made" ]
+}
+
+@test "agentrt list prints runc's table header on an empty root" {
+  agentrt list
+  [ "$status" -eq 0 ]
+  [[ "${lines[0]}" =~ ^ID\ +PID\ +STATUS\ +BUNDLE\ +CREATED\ +OWNER$ ]]
+  [ "${#lines[@]}" -eq 1 ]
+}
+
+@test "agentrt list -q and --format json on an empty root" {
+  agentrt list -q
+  [ "$status" -eq 0 ]
+  [ -z "$output" ]
+  agentrt list --format json
+  [ "$status" -eq 0 ]
+  [ "$(echo "$output" | jq -r 'length')" = "0" ]
+  agentrt list --format=json
+  [ "$status" -eq 0 ]
+}
+
+@test "agentrt list refuses an unknown format" {
+  agentrt list --format yaml
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"--format: expected table or json, not \`yaml\`"* ]]
+}
+
+@test "agentrt delete of a missing container fails, delete --force succeeds" {
+  agentrt delete nosuch
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"container \`nosuch\` does not exist"* ]]
+  agentrt delete --force nosuch
+  [ "$status" -eq 0 ]
+  [ -z "$output" ]
+  agentrt delete -f nosuch
+  [ "$status" -eq 0 ]
+}
+
+@test "agentrt refuses ids with a slash, dot-dot, spaces or over 255 bytes" {
+  for id in "../escape" "a/b" ".." "a b" "$(printf 'x%.0s' {1..256})"; do
+    agentrt state "$id"
+    [ "$status" -eq 1 ] || return 1
+    [[ "$output" == *"container id"* ]] || return 1
+  done
+  [ "$(state_dirs_left)" -eq 0 ]
+  [ ! -e "$ROOT/escape" ]
+}
+
+@test "agentrt delete --force still validates the id" {
+  agentrt delete --force ../x
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"invalid container id \`../x\`"* ]]
+}

@@ -1,0 +1,119 @@
+/* Unit tests of the error type, the small utilities and signal names.  */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agentrt/container.h"
+#include "agentrt/error.h"
+#include "tap.h"
+#include "utils.h"
+
+static int
+test_make_and_wrap (void)
+{
+  ar_error_t err = NULL;
+  cleanup_free char *text = NULL;
+
+  CHECK (ar_make_error (&err, ENOENT, "open `%s`", "/x") < 0);
+  CHECK (err->status == ENOENT);
+  CHECK (ar_error_wrap (&err, "load %s", "config") < 0);
+  text = ar_error_text (err);
+  CHECK_STR (text, "load config: open `/x`: No such file or directory");
+  ar_error_release (&err);
+  CHECK (err == NULL);
+  ar_error_release (&err); /* twice is harmless */
+  CHECK (ar_make_error (NULL, 0, "dropped") < 0);
+  return 0;
+}
+
+static int
+test_text_without_errno (void)
+{
+  ar_error_t err = NULL;
+  cleanup_free char *text = NULL;
+
+  ar_make_error (&err, 0, "plain");
+  text = ar_error_text (err);
+  CHECK_STR (text, "plain");
+  ar_error_release (&err);
+  return 0;
+}
+
+static int
+test_parse_int64 (void)
+{
+  long long v = 0;
+
+  CHECK (ar_parse_int64 ("42", 0, 100, &v) && v == 42);
+  CHECK (!ar_parse_int64 ("101", 0, 100, &v));
+  CHECK (!ar_parse_int64 ("4x", 0, 100, &v));
+  CHECK (!ar_parse_int64 ("", 0, 100, &v));
+  CHECK (!ar_parse_int64 ("99999999999999999999", 0, 100, &v));
+  return 0;
+}
+
+static int
+test_atomic_write (void)
+{
+  char dir[] = "/tmp/agentrt-test-util.XXXXXX";
+  ar_error_t err = NULL;
+  cleanup_free char *got = NULL;
+  cleanup_free char *path = NULL;
+  cleanup_close int fd = -1;
+
+  CHECK (mkdtemp (dir) != NULL);
+  fd = open (dir, O_RDONLY | O_DIRECTORY);
+  CHECK (ar_write_file_atomic (fd, "f", "one", 3, 0600, &err) == 0);
+  CHECK (ar_write_file_atomic (fd, "f", "two!", 4, 0600, &err) == 0);
+  path = xasprintf ("%s/f", dir);
+  CHECK (ar_read_file (path, 0, &got, NULL, &err) == 0);
+  CHECK_STR (got, "two!");
+  CHECK (unlink (path) == 0 && rmdir (dir) == 0); /* no temporary file left */
+  CHECK (ar_read_file (path, 0, &got, NULL, &err) < 0 && err->status == ENOENT);
+  ar_error_release (&err);
+  return 0;
+}
+
+static int
+test_time_format (void)
+{
+  struct timespec ts = { .tv_sec = 0, .tv_nsec = 5 };
+  cleanup_free char *t = ar_time_rfc3339 (&ts);
+
+  CHECK_STR (t, "1970-01-01T00:00:00.000000005Z");
+  return 0;
+}
+
+static int
+test_signals (void)
+{
+  CHECK (ar_signal_parse ("9") == SIGKILL);
+  CHECK (ar_signal_parse ("KILL") == SIGKILL);
+  CHECK (ar_signal_parse ("SIGTERM") == SIGTERM);
+  CHECK (ar_signal_parse ("sigusr1") == SIGUSR1);
+  CHECK (ar_signal_parse ("SIGRTMIN+2") == SIGRTMIN + 2);
+  CHECK (ar_signal_parse ("RTMAX-1") == SIGRTMAX - 1);
+  CHECK (ar_signal_parse ("0") == -1);
+  CHECK (ar_signal_parse ("SIGFOO") == -1);
+  CHECK (ar_signal_parse ("65") == -1);
+  CHECK (ar_signal_parse ("") == -1);
+  return 0;
+}
+
+int
+main (void)
+{
+  RUN_TEST (test_make_and_wrap);
+  RUN_TEST (test_text_without_errno);
+  RUN_TEST (test_parse_int64);
+  RUN_TEST (test_atomic_write);
+  RUN_TEST (test_time_format);
+  RUN_TEST (test_signals);
+  TAP_END ();
+}

@@ -1,0 +1,293 @@
+/* Unit tests of state.c and of the container API built on it: ids, the state directory, its
+   lock, the saved state, the derived status and listing.  Runs without root in a temp dir.  */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "agentrt/container.h"
+#include "state.h"
+#include "tap.h"
+#include "utils.h"
+
+static char tmp_root[] = "/tmp/agentrt-test-state.XXXXXX";
+
+static bool
+err_is (ar_error_t *err, const char *want)
+{
+  cleanup_free char *text = ar_error_text (*err);
+  bool ok = strcmp (text, want) == 0;
+  if (!ok)
+    printf ("# error `%s`, expected `%s`\n", text, want);
+  ar_error_release (err);
+  return ok;
+}
+
+static int
+test_check_id (void)
+{
+  ar_error_t err = NULL;
+  char long_id[STATE_ID_MAX + 2];
+
+  CHECK (state_check_id ("abc-DEF_0.1+x", &err) == 0 && err == NULL);
+  CHECK (state_check_id ("", &err) < 0 && err_is (&err, "container id must not be empty"));
+  CHECK (state_check_id ("..", &err) < 0 && err_is (&err, "invalid container id `..`"));
+  CHECK (state_check_id (".", &err) < 0 && err_is (&err, "invalid container id `.`"));
+  CHECK (state_check_id ("a/b", &err) < 0
+         && err_is (&err, "invalid container id `a/b`: only [A-Za-z0-9_+.-] are allowed"));
+  CHECK (state_check_id ("a b", &err) < 0);
+  ar_error_release (&err);
+  memset (long_id, 'a', sizeof long_id - 1);
+  long_id[sizeof long_id - 1] = '\0';
+  CHECK (state_check_id (long_id, &err) < 0
+         && err_is (&err, "container id is longer than 255 bytes"));
+  long_id[STATE_ID_MAX] = '\0';
+  CHECK (state_check_id (long_id, &err) == 0);
+  return 0;
+}
+
+static struct state *
+make_state (const char *id, pid_t pid, unsigned long long start, enum state_status st)
+{
+  struct state *s = xzalloc (sizeof *s);
+  s->id = xstrdup (id);
+  s->pid = pid;
+  s->pid_start = start;
+  s->status = st;
+  s->bundle = xstrdup ("/b");
+  s->rootfs = xstrdup ("/b/rootfs");
+  s->created = xstrdup ("2026-12-01T00:00:00.000000000Z");
+  s->owner = xstrdup ("");
+  return s;
+}
+
+/* Create ROOT/ID with a saved state; returns 0.  */
+static int
+add_container (int rootfd, const char *id, pid_t pid, unsigned long long start,
+               enum state_status st)
+{
+  ar_error_t err = NULL;
+  cleanup_state struct state *s = make_state (id, pid, start, st);
+  cleanup_close int fd = state_dir_create (rootfd, id, &err);
+
+  if (fd < 0 || state_save (fd, s, &err) < 0)
+    {
+      ar_error_release (&err);
+      return -1;
+    }
+  return 0;
+}
+
+static int
+test_create_duplicate (void)
+{
+  ar_error_t err = NULL;
+  cleanup_close int rootfd = state_root_open (tmp_root, true, &err);
+  cleanup_close int fd = -1;
+
+  CHECK (rootfd >= 0);
+  fd = state_dir_create (rootfd, "dup", &err);
+  CHECK (fd >= 0);
+  CHECK (state_dir_create (rootfd, "dup", &err) < 0
+         && err_is (&err, "container `dup` already exists"));
+  CHECK (state_dir_remove (rootfd, "dup", &err) == 0);
+  CHECK (faccessat (rootfd, "dup", F_OK, 0) < 0 && errno == ENOENT);
+  return 0;
+}
+
+static int
+test_save_load (void)
+{
+  ar_error_t err = NULL;
+  cleanup_close int rootfd = state_root_open (tmp_root, true, &err);
+  cleanup_state struct state *s = make_state ("rt", 4242, 99, STATE_CREATED);
+  cleanup_state struct state *got = NULL;
+  cleanup_close int fd = state_dir_create (rootfd, "rt", &err);
+
+  s->annotations.items = xzalloc (sizeof *s->annotations.items);
+  s->annotations.items[0].key = xstrdup ("io.agentrt.k");
+  s->annotations.items[0].value = xstrdup ("v \"quoted\"");
+  s->annotations.n = 1;
+  CHECK (fd >= 0 && state_save (fd, s, &err) == 0);
+  CHECK (state_load (fd, "rt", &got, &err) == 0);
+  CHECK (got->pid == 4242 && got->pid_start == 99 && got->status == STATE_CREATED);
+  CHECK_STR (got->bundle, "/b");
+  CHECK_STR (got->rootfs, "/b/rootfs");
+  CHECK_STR (got->created, "2026-12-01T00:00:00.000000000Z");
+  CHECK (got->annotations.n == 1);
+  CHECK_STR (got->annotations.items[0].value, "v \"quoted\"");
+  CHECK (state_dir_remove (rootfd, "rt", &err) == 0);
+  return 0;
+}
+
+static int
+test_oci_json (void)
+{
+  cleanup_state struct state *s = make_state ("j", 77, 1, STATE_STOPPED);
+  cleanup_free char *stopped = state_to_oci_json (s, NULL);
+  cleanup_free char *running = NULL;
+
+  /* runc reports pid 0 for a stopped container.  */
+  CHECK (strstr (stopped, "\"pid\":0") != NULL);
+  CHECK (strstr (stopped, "\"status\":\"stopped\"") != NULL);
+  CHECK (strstr (stopped, "\"ociVersion\":\"" OCI_SPEC_VERSION "\"") != NULL);
+  CHECK (strstr (stopped, "pidStartTime") == NULL);
+  s->status = STATE_RUNNING;
+  running = state_to_oci_json (s, "  ");
+  CHECK (strstr (running, "\"pid\": 77") != NULL);
+  CHECK (strstr (running, "\"bundle\": \"/b\"") != NULL);
+  return 0;
+}
+
+static int
+test_refresh (void)
+{
+  unsigned long long me = state_proc_start_time (getpid ());
+  cleanup_state struct state *live = make_state ("l", getpid (), me, STATE_RUNNING);
+  cleanup_state struct state *reused = make_state ("r", getpid (), me + 1, STATE_RUNNING);
+  cleanup_state struct state *dead = NULL;
+  pid_t child = fork ();
+
+  CHECK (child >= 0);
+  if (child == 0)
+    _exit (0);
+  CHECK (waitpid (child, NULL, 0) == child);
+  dead = make_state ("d", child, 1, STATE_CREATED);
+  CHECK (me > 0);
+  state_refresh (live);
+  state_refresh (reused);
+  state_refresh (dead);
+  CHECK (live->status == STATE_RUNNING);
+  CHECK (reused->status == STATE_STOPPED); /* same pid, another process */
+  CHECK (dead->status == STATE_STOPPED);
+  return 0;
+}
+
+static int
+test_lock_excludes (void)
+{
+  ar_error_t err = NULL;
+  cleanup_close int rootfd = state_root_open (tmp_root, true, &err);
+  cleanup_close int held = -1;
+  int status = 0;
+  pid_t child;
+
+  CHECK (add_container (rootfd, "locked", 0, 0, STATE_STOPPED) == 0);
+  held = state_dir_lock (rootfd, "locked", true, &err);
+  CHECK (held >= 0);
+  child = fork ();
+  CHECK (child >= 0);
+  if (child == 0)
+    {
+      int fd = openat (rootfd, "locked", O_RDONLY | O_DIRECTORY);
+      _exit (flock (fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK ? 0 : 1);
+    }
+  CHECK (waitpid (child, &status, 0) == child);
+  CHECK (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+  CHECK (state_dir_remove (rootfd, "locked", &err) == 0);
+  CHECK (state_dir_lock (rootfd, "locked", false, &err) < 0
+         && err_is (&err, "container `locked` does not exist"));
+  return 0;
+}
+
+static int
+test_list_sorted (void)
+{
+  ar_error_t err = NULL;
+  cleanup_close int rootfd = state_root_open (tmp_root, true, &err);
+  cleanup_strv char **ids = NULL;
+
+  CHECK (add_container (rootfd, "b2", 0, 0, STATE_STOPPED) == 0);
+  CHECK (add_container (rootfd, "a1", 0, 0, STATE_STOPPED) == 0);
+  CHECK (mkdirat (rootfd, "half-made", 0700) == 0); /* no state.json: not listed */
+  CHECK (state_list_ids (rootfd, &ids, &err) == 0);
+  CHECK (ar_strv_len (ids) == 2);
+  CHECK_STR (ids[0], "a1");
+  CHECK_STR (ids[1], "b2");
+  CHECK (unlinkat (rootfd, "half-made", AT_REMOVEDIR) == 0);
+  CHECK (state_dir_remove (rootfd, "a1", &err) == 0);
+  CHECK (state_dir_remove (rootfd, "b2", &err) == 0);
+  return 0;
+}
+
+static int
+test_api_state_and_delete (void)
+{
+  struct ar_globals g = { .root = tmp_root };
+  ar_error_t err = NULL;
+  cleanup_close int rootfd = state_root_open (tmp_root, true, &err);
+  cleanup_free char *json = NULL;
+  struct ar_container_info *v = NULL;
+  size_t n = 0;
+
+  CHECK (ar_container_state (&g, "nosuch", &json, &err) < 0
+         && err_is (&err, "container `nosuch` does not exist"));
+  CHECK (ar_container_delete (&g, "nosuch", false, &err) < 0
+         && err_is (&err, "container `nosuch` does not exist"));
+  CHECK (ar_container_delete (&g, "nosuch", true, &err) == 0 && err == NULL);
+  /* A container whose init has gone is stopped, and delete removes it.  */
+  CHECK (add_container (rootfd, "gone", 999999, 5, STATE_RUNNING) == 0);
+  CHECK (ar_container_state (&g, "gone", &json, &err) == 0);
+  CHECK (strstr (json, "\"status\": \"stopped\"") != NULL);
+  CHECK (ar_container_list (&g, &v, &n, &err) == 0 && n == 1);
+  CHECK_STR (v[0].status, "stopped");
+  ar_container_info_free (v, n);
+  CHECK (ar_container_delete (&g, "gone", false, &err) == 0);
+  CHECK (faccessat (rootfd, "gone", F_OK, 0) < 0);
+  return 0;
+}
+
+static int
+test_api_refuses_live_delete (void)
+{
+  struct ar_globals g = { .root = tmp_root };
+  ar_error_t err = NULL;
+  cleanup_close int rootfd = state_root_open (tmp_root, true, &err);
+
+  CHECK (add_container (rootfd, "live", getpid (), state_proc_start_time (getpid ()), STATE_RUNNING)
+         == 0);
+  CHECK (ar_container_delete (&g, "live", false, &err) < 0
+         && err_is (&err, "cannot delete container `live` that is not stopped: running"));
+  CHECK (ar_container_unsupported (&g, "live", "pause", &err) < 0
+         && err_is (&err, "pause: not supported yet: Function not implemented"));
+  CHECK (state_dir_remove (rootfd, "live", &err) == 0);
+  return 0;
+}
+
+static int
+test_api_list_missing_root (void)
+{
+  struct ar_globals g = { .root = "/nonexistent/agentrt-root" };
+  ar_error_t err = NULL;
+  struct ar_container_info *v = NULL;
+  size_t n = 7;
+
+  CHECK (ar_container_list (&g, &v, &n, &err) == 0 && n == 0 && v == NULL);
+  return 0;
+}
+
+int
+main (void)
+{
+  if (mkdtemp (tmp_root) == NULL)
+    return 1;
+  RUN_TEST (test_check_id);
+  RUN_TEST (test_create_duplicate);
+  RUN_TEST (test_save_load);
+  RUN_TEST (test_oci_json);
+  RUN_TEST (test_refresh);
+  RUN_TEST (test_lock_excludes);
+  RUN_TEST (test_list_sorted);
+  RUN_TEST (test_api_state_and_delete);
+  RUN_TEST (test_api_refuses_live_delete);
+  RUN_TEST (test_api_list_missing_root);
+  rmdir (tmp_root);
+  TAP_END ();
+}
