@@ -15,11 +15,26 @@ agentrt() {
   echo "$output" >&2
 }
 
+# For create and run -d: the container keeps the stdio it was given, so a pipe that bats reads
+# would never reach EOF.  Its stdio goes to $ROOT/stdio.log instead; status and output are
+# agentrt's own (on stderr, which the container does not inherit here).
+agentrt_detached() {
+  status=0
+  __agentrt "$@" </dev/null >>"$ROOT/stdio.log" 2>"$ROOT/agentrt.err" || status=$?
+  output=$(cat "$ROOT/agentrt.err")
+  mapfile -t lines <<<"$output"
+  echo "agentrt $* (status=$status)" >&2
+  echo "$output" >&2
+}
+
 update_config() { jq "$@" "$BUNDLE/config.json" >"$BUNDLE/config.json.new" && mv "$BUNDLE/config.json.new" "$BUNDLE/config.json"; }
 
 # setup_root: a private directory for this test, with ROOT/state as --root.
 setup_root() {
   ROOT=$(mktemp -d "${BATS_RUN_TMPDIR:-/tmp}/agentrt.XXXXXX")
+  # A container's root in a user namespace is an unprivileged host uid: it must be able to
+  # reach the bundle.
+  chmod 0711 "$ROOT" "${BATS_RUN_TMPDIR:-/tmp}"
   mkdir -p "$ROOT/state"
   BUNDLE="$ROOT/bundle"
   CID="t${BATS_TEST_NUMBER}-$$-$RANDOM"

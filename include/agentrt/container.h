@@ -51,10 +51,16 @@ int ar_container_exec (const struct ar_globals *g, const char *id, const struct 
 /* "9", "KILL", "SIGKILL", "SIGRTMIN+3" → the number; -1 if not a signal.  */
 int ar_signal_parse (const char *s);
 
+/* Release a created container's init: it execs the workload.  */
+int ar_container_start (const struct ar_globals *g, const char *id, ar_error_t *err);
+/* Signal the init; `all`: every process of the container.  */
+int ar_container_kill (const struct ar_globals *g, const char *id, int sig, bool all,
+                       ar_error_t *err);
 /* The OCI state JSON (caller frees).  */
 int ar_container_state (const struct ar_globals *g, const char *id, char **json, ar_error_t *err);
-/* force: kill what is left first; a missing container is then not an error (containerd
-   deletes ids that are already gone, and runc and crun exit 0 for them).  */
+/* A created or stopped container; force: a running one too, killed first.  With force a missing
+   container is not an error (containerd deletes ids that are already gone, and runc and crun
+   exit 0 for them).  */
 int ar_container_delete (const struct ar_globals *g, const char *id, bool force, ar_error_t *err);
 /* For a command whose mechanism is not built yet: fails with "container `ID` does not exist"
    when it does not, and with "CMD: not supported yet" when it does.  */

@@ -55,8 +55,11 @@ cmd_kill (struct ar_globals *g, int argc, char **argv, ar_error_t *err)
   };
   struct kill_input in = { .signal = "SIGTERM" };
 
+  int sig;
+
   ar_cmd_parse (&argp, argc, argv, 0, &in);
-  if (ar_signal_parse (in.signal) < 0)
+  sig = ar_signal_parse (in.signal);
+  if (sig < 0)
     return ar_make_error (err, 0, "invalid signal `%s`", in.signal);
-  return ar_container_unsupported (g, in.id, "kill", err);
+  return ar_container_kill (g, in.id, sig, in.all, err);
 }

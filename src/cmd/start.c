@@ -9,5 +9,5 @@ cmd_start (struct ar_globals *g, int argc, char **argv, ar_error_t *err)
   const char *id = NULL;
 
   ar_cmd_parse_id (argc, argv, "Start the user process of a created container.", &id);
-  return ar_container_unsupported (g, id, "start", err);
+  return ar_container_start (g, id, err);
 }

@@ -1,8 +1,6 @@
-/* Container operations behind the CLI.  What exists today: the checks every operation starts with
-   (id, bundle, config, rootfs, duplicate id), state, list, delete of stopped containers, spec,
-   features and version.  Starting processes belongs to the lifecycle layer (process.c,
-   namespaces.c, mounts.c); until it exists, create and run stop with "not supported yet" after
-   their checks and leave nothing behind.  */
+/* The read-only side of the container API (state, list), spec, features and version, and the
+   commands whose mechanisms are not built yet.  create, start, run, kill and delete are in
+   lifecycle.c.  */
 #include <config.h>
 
 #include <errno.h>
@@ -14,106 +12,33 @@
 #include <unistd.h>
 
 #include "agentrt/container.h"
+#include "container_internal.h"
 #include "features.h"
 #include "spec.h"
 #include "spec_example.h"
 #include "state.h"
 #include "utils.h"
 
-static const char *
-root_of (const struct ar_globals *g)
+const char *
+container_root (const struct ar_globals *g)
 {
   return g->root && *g->root ? g->root : STATE_DEFAULT_ROOT;
 }
 
-static int
-resolve_bundle (const char *bundle, char **out, ar_error_t *err)
-{
-  char *abs = realpath (bundle ? bundle : ".", NULL);
-  if (abs == NULL)
-    return ar_make_error (err, errno, "bundle `%s`", bundle ? bundle : ".");
-  *out = abs;
-  return 0;
-}
-
-static int
-check_rootfs (const char *bundle, const struct spec *s, ar_error_t *err)
-{
-  cleanup_free char *path
-      = s->root.path[0] == '/' ? xstrdup (s->root.path) : xasprintf ("%s/%s", bundle, s->root.path);
-  struct stat st;
-
-  if (stat (path, &st) < 0)
-    return ar_make_error (err, errno, "rootfs `%s`", path);
-  if (!S_ISDIR (st.st_mode))
-    return ar_make_error (err, ENOTDIR, "rootfs `%s`", path);
-  return 0;
-}
-
-/* Everything create checks before it touches the machine.  */
-static int
-prepare_create (const char *id, const struct ar_create_opts *o, struct spec **spec, ar_error_t *err)
-{
-  cleanup_free char *bundle = NULL;
-  cleanup_spec struct spec *s = NULL;
-
-  if (state_check_id (id, err) < 0 || resolve_bundle (o->bundle, &bundle, err) < 0)
-    return -1;
-  if (spec_load_bundle (bundle, &s, err) < 0 || check_rootfs (bundle, s, err) < 0)
-    return -1;
-  if (!s->has_process)
-    return ar_make_error (err, 0, "config.json: process: is required to create a container");
-  if (o->preserve_fds < 0)
-    return ar_make_error (err, 0, "--preserve-fds: must not be negative");
-  *spec = steal_ptr (&s);
-  return 0;
-}
-
 int
-ar_container_create (const struct ar_globals *g, const char *id, const struct ar_create_opts *o,
-                     ar_error_t *err)
-{
-  cleanup_spec struct spec *s = NULL;
-  cleanup_close int rootfd = -1;
-  cleanup_close int dirfd = -1;
-
-  if (prepare_create (id, o, &s, err) < 0)
-    return -1;
-  rootfd = state_root_open (root_of (g), true, err);
-  if (rootfd < 0)
-    return -1;
-  dirfd = state_dir_create (rootfd, id, err);
-  if (dirfd < 0)
-    return -1;
-  /* No process layer yet: undo the state directory, so nothing is left behind.  */
-  if (state_dir_remove (rootfd, id, err) < 0)
-    return -1;
-  return ar_make_error (err, ENOSYS, "create: starting containers is not supported yet");
-}
-
-int
-ar_container_run (const struct ar_globals *g, const char *id, const struct ar_create_opts *o,
-                  ar_error_t *err)
-{
-  if (ar_container_create (g, id, o, err) < 0)
-    return ar_error_wrap (err, "run");
-  return 0;
-}
-
-static int
-load_locked (const struct ar_globals *g, const char *id, bool exclusive, int *dirfd_out,
-             struct state **out, ar_error_t *err)
+container_load_locked (const struct ar_globals *g, const char *id, bool exclusive, int *dirfd_out,
+                       struct state **out, ar_error_t *err)
 {
   cleanup_close int rootfd = -1;
   cleanup_close int dirfd = -1;
 
   if (state_check_id (id, err) < 0)
     return -1;
-  rootfd = open (root_of (g), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  rootfd = open (container_root (g), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (rootfd < 0 && errno == ENOENT)
     return ar_make_error (err, 0, "container `%s` does not exist", id);
   if (rootfd < 0)
-    return ar_make_error (err, errno, "open state root `%s`", root_of (g));
+    return ar_make_error (err, errno, "open state root `%s`", container_root (g));
   dirfd = state_dir_lock (rootfd, id, exclusive, err);
   if (dirfd < 0 || state_load (dirfd, id, out, err) < 0)
     return -1;
@@ -128,42 +53,10 @@ ar_container_state (const struct ar_globals *g, const char *id, char **json, ar_
 {
   cleanup_state struct state *s = NULL;
 
-  if (load_locked (g, id, false, NULL, &s, err) < 0)
+  if (container_load_locked (g, id, false, NULL, &s, err) < 0)
     return -1;
   *json = state_to_oci_json (s, "  ");
   return 0;
-}
-
-static bool
-container_exists (const struct ar_globals *g, const char *id)
-{
-  cleanup_free char *path = xasprintf ("%s/%s/state.json", root_of (g), id);
-  return access (path, F_OK) == 0;
-}
-
-int
-ar_container_delete (const struct ar_globals *g, const char *id, bool force, ar_error_t *err)
-{
-  cleanup_state struct state *s = NULL;
-  cleanup_close int dirfd = -1;
-  cleanup_close int rootfd = -1;
-
-  if (force && state_check_id (id, NULL) == 0 && !container_exists (g, id))
-    return 0;
-  if (load_locked (g, id, true, &dirfd, &s, err) < 0)
-    return -1;
-  if (s->status != STATE_STOPPED)
-    {
-      if (!force)
-        return ar_make_error (err, 0, "cannot delete container `%s` that is not stopped: %s", id,
-                              state_status_name (s->status));
-      return ar_make_error (err, ENOSYS, "delete --force of a %s container is not supported yet",
-                            state_status_name (s->status));
-    }
-  rootfd = state_root_open (root_of (g), false, err);
-  if (rootfd < 0)
-    return -1;
-  return state_dir_remove (rootfd, id, err);
 }
 
 int
@@ -172,7 +65,7 @@ ar_container_unsupported (const struct ar_globals *g, const char *id, const char
 {
   cleanup_state struct state *s = NULL;
 
-  if (load_locked (g, id, false, NULL, &s, err) < 0)
+  if (container_load_locked (g, id, false, NULL, &s, err) < 0)
     return -1;
   return ar_make_error (err, ENOSYS, "%s: not supported yet", cmd);
 }
@@ -194,7 +87,7 @@ ar_container_list (const struct ar_globals *g, struct ar_container_info **out, s
                    ar_error_t *err)
 {
   cleanup_strv char **ids = NULL;
-  cleanup_close int rootfd = open (root_of (g), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  cleanup_close int rootfd = open (container_root (g), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   struct ar_container_info *v;
   size_t k = 0;
 
@@ -203,7 +96,7 @@ ar_container_list (const struct ar_globals *g, struct ar_container_info **out, s
   if (rootfd < 0 && errno == ENOENT)
     return 0; /* runc lists nothing for a root that was never made */
   if (rootfd < 0)
-    return ar_make_error (err, errno, "open state root `%s`", root_of (g));
+    return ar_make_error (err, errno, "open state root `%s`", container_root (g));
   if (state_list_ids (rootfd, &ids, err) < 0)
     return -1;
   v = xzalloc ((ar_strv_len (ids) + 1) * sizeof *v);

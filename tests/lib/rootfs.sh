@@ -12,15 +12,20 @@ rootfs_busybox() {
     echo "$busybox is dynamically linked: install busybox-static" >&2; return 1
   fi
   version=$("$busybox" 2>&1 | head -n1 | awk '{print $2}')
-  cache="$AGENTRT_TEST_CACHE/busybox-$version"
+  cache="$AGENTRT_TEST_CACHE/busybox-$version-r3"
   if [ ! -x "$cache/bin/busybox" ]; then
     local tmp
     tmp=$(mktemp -d "$AGENTRT_TEST_CACHE.tmp.XXXXXX" 2>/dev/null) || {
       mkdir -p "$(dirname "$AGENTRT_TEST_CACHE")"; tmp=$(mktemp -d "$AGENTRT_TEST_CACHE.tmp.XXXXXX"); }
+    # mktemp made it 0700; a container root mapped to an unprivileged uid must be able to enter.
+    chmod 0755 "$tmp"
     mkdir -p "$tmp"/{bin,dev,etc,proc,sys,tmp,root}
+    chmod 1777 "$tmp/tmp"
     cp "$busybox" "$tmp/bin/busybox"
-    "$tmp/bin/busybox" --install -s "$tmp/bin" 2>/dev/null ||
-      for a in $("$tmp/bin/busybox" --list); do ln -sf busybox "$tmp/bin/$a"; done
+    # Relative links: `busybox --install -s` would point them at this temporary path.
+    for a in $("$tmp/bin/busybox" --list); do
+      [ "$a" = busybox ] || ln -sf busybox "$tmp/bin/$a"
+    done
     echo 'root:x:0:0:root:/root:/bin/sh' >"$tmp/etc/passwd"
     echo 'root:x:0:' >"$tmp/etc/group"
     mkdir -p "$AGENTRT_TEST_CACHE"

@@ -1,0 +1,658 @@
+/* create, start, run, kill and delete: the container's life, as runc lives it.  create leaves
+   the init blocked on the exec fifo in the state directory and exits, so the init is adopted by
+   the caller's subreaper (containerd's shim, conmon) exactly as with runc; run becomes a
+   subreaper itself to wait for it.  Every failure on the way undoes what was done: the init is
+   killed and the state directory removed.  */
+#include <config.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agentrt/container.h"
+#include "container_internal.h"
+#include "hooks.h"
+#include "log.h"
+#include "namespaces.h"
+#include "process.h"
+#include "spec.h"
+#include "state.h"
+#include "utils.h"
+
+#define EXEC_FIFO "exec.fifo"
+#define CONFIG_COPY "config.json"
+
+/* What create works from, gathered before it touches the machine.  */
+struct create_ctx
+{
+  const char *id;
+  const struct ar_create_opts *o;
+  char *bundle, *rootfs;
+  char *config_text;
+  struct spec *spec;
+  struct ns_plan ns;
+  struct state *st;
+};
+
+static void
+create_ctx_release (struct create_ctx *c)
+{
+  free (c->bundle);
+  free (c->rootfs);
+  free (c->config_text);
+  spec_free (c->spec);
+  namespaces_plan_release (&c->ns);
+  state_free (c->st);
+}
+
+static int
+resolve_bundle (const char *bundle, char **out, ar_error_t *err)
+{
+  char *abs = realpath (bundle ? bundle : ".", NULL);
+  if (abs == NULL)
+    return ar_make_error (err, errno, "bundle `%s`", bundle ? bundle : ".");
+  *out = abs;
+  return 0;
+}
+
+static int
+check_rootfs (struct create_ctx *c, ar_error_t *err)
+{
+  const char *p = c->spec->root.path;
+  cleanup_free char *path = p[0] == '/' ? xstrdup (p) : xasprintf ("%s/%s", c->bundle, p);
+  struct stat st;
+
+  if (stat (path, &st) < 0)
+    return ar_make_error (err, errno, "rootfs `%s`", path);
+  if (!S_ISDIR (st.st_mode))
+    return ar_make_error (err, ENOTDIR, "rootfs `%s`", path);
+  c->rootfs = realpath (path, NULL);
+  if (c->rootfs == NULL)
+    return ar_make_error (err, errno, "rootfs `%s`", path);
+  return 0;
+}
+
+static int
+check_process (const struct create_ctx *c, ar_error_t *err)
+{
+  const struct spec *s = c->spec;
+
+  if (!s->has_process)
+    return ar_make_error (err, 0, "config.json: process: is required to create a container");
+  if (s->process.terminal)
+    return ar_make_error (err, ENOSYS, "config.json: process.terminal: not supported yet");
+  if (c->o->preserve_fds < 0)
+    return ar_make_error (err, 0, "--preserve-fds: must not be negative");
+  return 0;
+}
+
+static int
+load_config (struct create_ctx *c, ar_error_t *err)
+{
+  cleanup_free char *path = xasprintf ("%s/config.json", c->bundle);
+
+  if (ar_read_file (path, 0, &c->config_text, NULL, err) < 0)
+    return -1;
+  return spec_parse (c->config_text, "config.json", &c->spec, err);
+}
+
+/* Everything create checks before it touches the machine.  */
+static int
+prepare_create (struct create_ctx *c, ar_error_t *err)
+{
+  if (state_check_id (c->id, err) < 0 || resolve_bundle (c->o->bundle, &c->bundle, err) < 0
+      || load_config (c, err) < 0 || check_rootfs (c, err) < 0 || check_process (c, err) < 0)
+    return -1;
+  return namespaces_plan (c->spec, &c->ns, err);
+}
+
+static char *
+owner_name (void)
+{
+  struct passwd pw, *res = NULL;
+  char buf[1024];
+
+  if (getpwuid_r (geteuid (), &pw, buf, sizeof buf, &res) == 0 && res)
+    return xstrdup (pw.pw_name);
+  return xasprintf ("%d", (int) geteuid ());
+}
+
+static struct state *
+new_state (const struct create_ctx *c)
+{
+  struct state *s = xzalloc (sizeof *s);
+  struct timespec now;
+  const struct spec_map *a = &c->spec->annotations;
+
+  clock_gettime (CLOCK_REALTIME, &now);
+  s->id = xstrdup (c->id);
+  s->status = STATE_CREATING;
+  s->bundle = xstrdup (c->bundle);
+  s->rootfs = xstrdup (c->rootfs);
+  s->created = ar_time_rfc3339 (&now);
+  s->owner = owner_name ();
+  s->annotations.items = xzalloc ((a->n + 1) * sizeof *a->items);
+  for (size_t i = 0; i < a->n; i++)
+    {
+      s->annotations.items[i].key = xstrdup (a->items[i].key);
+      s->annotations.items[i].value = xstrdup (a->items[i].value);
+    }
+  s->annotations.n = a->n;
+  return s;
+}
+
+/* runc passes systemd socket activation on: LISTEN_FDS fds after stdio, and LISTEN_PID=1.  */
+static int
+listen_fds (void)
+{
+  long long n = 0;
+  const char *v = getenv ("LISTEN_FDS");
+  return v && ar_parse_int64 (v, 1, 4096, &n) ? (int) n : 0;
+}
+
+static char **
+workload_env (const struct spec_process *p, int n_listen)
+{
+  size_t n = p->env.n;
+  char **env = xzalloc ((n + 3) * sizeof *env);
+
+  for (size_t i = 0; i < n; i++)
+    env[i] = xstrdup (p->env.v[i]);
+  if (n_listen > 0)
+    {
+      env[n++] = xasprintf ("LISTEN_FDS=%d", n_listen);
+      env[n++] = xstrdup ("LISTEN_PID=1");
+    }
+  return env;
+}
+
+static char *
+state_json_with (struct state *s, pid_t pid, enum state_status status)
+{
+  enum state_status saved = s->status;
+  pid_t saved_pid = s->pid;
+  char *json;
+
+  s->status = status;
+  s->pid = pid;
+  json = state_to_oci_json (s, NULL);
+  s->status = saved;
+  s->pid = saved_pid;
+  return json;
+}
+
+/* process_runtime_hooks_fn: prestart and createRuntime run here, in the runtime's namespaces.  */
+static int
+runtime_hooks (pid_t init_pid, void *data, char **creating, char **created, ar_error_t *err)
+{
+  struct create_ctx *c = data;
+  const struct spec_hook_list *h = c->spec->hooks;
+
+  *creating = state_json_with (c->st, init_pid, STATE_CREATING);
+  *created = state_json_with (c->st, init_pid, STATE_CREATED);
+  if (hooks_run (&h[SPEC_HOOK_PRESTART], "prestart", *creating, err) < 0
+      || hooks_run (&h[SPEC_HOOK_CREATE_RUNTIME], "createRuntime", *creating, err) < 0)
+    return -1;
+  return 0;
+}
+
+static int
+write_pid_file (const char *path, pid_t pid, ar_error_t *err)
+{
+  cleanup_free char *dir = NULL;
+  cleanup_free char *text = xasprintf ("%d", (int) pid);
+  cleanup_close int dirfd = -1;
+  const char *slash = strrchr (path, '/');
+
+  dir = slash ? xstrndup (path, slash == path ? 1 : (size_t) (slash - path)) : xstrdup (".");
+  dirfd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dirfd < 0)
+    return ar_make_error (err, errno, "pid file directory `%s`", dir);
+  if (ar_write_file_atomic (dirfd, slash ? slash + 1 : path, text, strlen (text), 0644, err) < 0)
+    return ar_error_wrap (err, "write pid file `%s`", path);
+  return 0;
+}
+
+static int
+spawn (struct create_ctx *c, int dirfd, pid_t *pid, ar_error_t *err)
+{
+  cleanup_close int fifo = -1;
+  cleanup_strv char **env = NULL;
+  int n_listen = listen_fds ();
+  struct process_init_cfg cfg = { .spec = c->spec,
+                                  .bundle = c->bundle,
+                                  .rootfs = c->rootfs,
+                                  .ns = &c->ns,
+                                  .no_pivot = c->o->no_pivot,
+                                  .no_new_keyring = c->o->no_new_keyring };
+
+  if (mkfifoat (dirfd, EXEC_FIFO, 0600) < 0)
+    return ar_make_error (err, errno, "create the exec fifo");
+  /* O_RDWR never blocks on a fifo; the init then blocks in read until start writes.  */
+  fifo = openat (dirfd, EXEC_FIFO, O_RDWR | O_CLOEXEC);
+  if (fifo < 0)
+    return ar_make_error (err, errno, "open the exec fifo");
+  env = workload_env (&c->spec->process, n_listen);
+  cfg.fifo_fd = fifo;
+  cfg.env = env;
+  cfg.extra_fds = c->o->preserve_fds + n_listen;
+  return process_spawn_init (&cfg, runtime_hooks, c, pid, err);
+}
+
+/* From the state directory on: the init, then its state and pid file.  */
+static int
+create_in (struct create_ctx *c, int dirfd, pid_t *pid_out, ar_error_t *err)
+{
+  pid_t pid = 0;
+
+  c->st = new_state (c);
+  if (ar_write_file_atomic (dirfd, CONFIG_COPY, c->config_text, strlen (c->config_text), 0600, err)
+          < 0
+      || state_save (dirfd, c->st, err) < 0 || spawn (c, dirfd, &pid, err) < 0)
+    return -1;
+  c->st->pid = pid;
+  c->st->pid_start = state_proc_start_time (pid);
+  c->st->status = STATE_CREATED;
+  if (state_save (dirfd, c->st, err) < 0
+      || (c->o->pid_file && write_pid_file (c->o->pid_file, pid, err) < 0))
+    {
+      (void) kill (pid, SIGKILL);
+      return -1;
+    }
+  *pid_out = pid;
+  return 0;
+}
+
+#define cleanup_create_ctx __attribute__ ((cleanup (create_ctx_release)))
+
+static int
+create_container (const struct ar_globals *g, const char *id, const struct ar_create_opts *o,
+                  pid_t *pid, ar_error_t *err)
+{
+  cleanup_create_ctx struct create_ctx c = { .id = id, .o = o };
+  cleanup_close int rootfd = -1;
+  cleanup_close int dirfd = -1;
+
+  for (size_t i = 0; i < SPEC_NS_N; i++)
+    c.ns.join_fd[i] = -1;
+  if (prepare_create (&c, err) < 0)
+    return -1;
+  rootfd = state_root_open (container_root (g), true, err);
+  if (rootfd < 0)
+    return -1;
+  dirfd = state_dir_create (rootfd, id, err);
+  if (dirfd < 0)
+    return -1;
+  if (create_in (&c, dirfd, pid, err) < 0)
+    {
+      (void) state_dir_remove (rootfd, id, NULL); /* the error in hand is the one to report */
+      return -1;
+    }
+  return 0;
+}
+
+int
+ar_container_create (const struct ar_globals *g, const char *id, const struct ar_create_opts *o,
+                     ar_error_t *err)
+{
+  pid_t pid;
+  return create_container (g, id, o, &pid, err);
+}
+
+/* The stored config, for the hooks of later commands.  */
+static int
+load_config_copy (int dirfd, struct spec **out, ar_error_t *err)
+{
+  cleanup_close int fd = openat (dirfd, CONFIG_COPY, O_RDONLY | O_CLOEXEC);
+  cleanup_free char *text = NULL;
+
+  if (fd < 0)
+    return ar_make_error (err, errno, "open the container's config");
+  if (ar_read_fd (fd, CONFIG_COPY, 0, &text, NULL, err) < 0)
+    return -1;
+  return spec_parse (text, "config.json", out, err);
+}
+
+/* A failing poststart or poststop hook is a warning: the runtime-spec says the lifecycle goes
+   on.  */
+static void
+run_hooks_warn (int dirfd, struct state *s, enum spec_hook_kind kind, const char *name)
+{
+  cleanup_spec struct spec *spec = NULL;
+  cleanup_free char *json = NULL;
+  ar_error_t err = NULL;
+
+  if (load_config_copy (dirfd, &spec, &err) == 0 && spec->hooks[kind].n > 0)
+    {
+      json = state_to_oci_json (s, NULL);
+      (void) hooks_run (&spec->hooks[kind], name, json, &err);
+    }
+  if (err)
+    {
+      cleanup_free char *text = ar_error_text (err);
+      ar_warn ("%s", text);
+      ar_error_release (&err);
+    }
+}
+
+static int
+release_init (int dirfd, const char *id, ar_error_t *err)
+{
+  cleanup_close int fifo = openat (dirfd, EXEC_FIFO, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+
+  /* ENXIO: nobody reads it, so the init has gone.  */
+  if (fifo < 0)
+    return ar_make_error (err, errno == ENXIO ? 0 : errno, "start container `%s`: %s", id,
+                          errno == ENXIO ? "its init has exited" : "open the exec fifo");
+  if (write (fifo, "0", 1) != 1)
+    return ar_make_error (err, errno, "start container `%s`: write the exec fifo", id);
+  (void) unlinkat (dirfd, EXEC_FIFO, 0); /* the init holds its own fd */
+  return 0;
+}
+
+static int
+start_locked (int dirfd, struct state *s, ar_error_t *err)
+{
+  if (s->status != STATE_CREATED)
+    return ar_make_error (err, 0, "cannot start container `%s`: it is %s, not created", s->id,
+                          state_status_name (s->status));
+  if (release_init (dirfd, s->id, err) < 0)
+    return -1;
+  s->status = STATE_RUNNING;
+  if (state_save (dirfd, s, err) < 0)
+    return -1;
+  run_hooks_warn (dirfd, s, SPEC_HOOK_POSTSTART, "poststart");
+  return 0;
+}
+
+int
+ar_container_start (const struct ar_globals *g, const char *id, ar_error_t *err)
+{
+  cleanup_state struct state *s = NULL;
+  cleanup_close int dirfd = -1;
+
+  if (container_load_locked (g, id, true, &dirfd, &s, err) < 0)
+    return -1;
+  return start_locked (dirfd, s, err);
+}
+
+static int
+pidfd_open_checked (const struct state *s, ar_error_t *err)
+{
+  int fd = (int) syscall (SYS_pidfd_open, s->pid, 0);
+
+  if (fd < 0)
+    return ar_make_error (err, errno, "container `%s`: open its init (pid %d)", s->id,
+                          (int) s->pid);
+  /* The pid may have been reused between the state check and pidfd_open.  */
+  if (state_proc_start_time (s->pid) != s->pid_start)
+    {
+      close (fd);
+      return ar_make_error (err, ESRCH, "container `%s`: its init has exited", s->id);
+    }
+  return fd;
+}
+
+static bool
+same_ns (const char *path, const struct stat *want)
+{
+  struct stat st;
+  return stat (path, &st) == 0 && st.st_ino == want->st_ino && st.st_dev == want->st_dev;
+}
+
+/* The init's pid namespace, if it is not ours (then it holds only the container).  */
+static int
+own_pidns (const struct state *s, struct stat *ns, ar_error_t *err)
+{
+  char path[64];
+
+  snprintf (path, sizeof path, "/proc/%d/ns/pid", (int) s->pid);
+  if (stat (path, ns) < 0)
+    return ar_make_error (err, errno, "container `%s`: its pid namespace", s->id);
+  return same_ns ("/proc/self/ns/pid", ns) ? 0 : 1;
+}
+
+/* kill --all: every process of the pid namespace.  Without a pid namespace of its own only the
+   init is signalled; its other processes are found through the cgroup (issue 8).  */
+static int
+signal_pidns (const struct state *s, int sig, ar_error_t *err)
+{
+  struct stat ns;
+  DIR *d;
+  struct dirent *de;
+  int own = own_pidns (s, &ns, err);
+
+  if (own <= 0)
+    return own;
+  d = opendir ("/proc");
+  if (d == NULL)
+    return ar_make_error (err, errno, "read /proc");
+  while ((de = readdir (d)) != NULL)
+    {
+      char path[300];
+      long long pid;
+      if (!ar_parse_int64 (de->d_name, 1, INT_MAX, &pid) || pid == s->pid)
+        continue;
+      snprintf (path, sizeof path, "/proc/%s/ns/pid", de->d_name);
+      if (same_ns (path, &ns))
+        (void) kill ((pid_t) pid, sig); /* may have exited meanwhile */
+    }
+  closedir (d);
+  return 0;
+}
+
+static int
+signal_container (const struct state *s, int sig, bool all, ar_error_t *err)
+{
+  cleanup_close int pidfd = pidfd_open_checked (s, err);
+
+  if (pidfd < 0)
+    return -1;
+  if (all && signal_pidns (s, sig, err) < 0)
+    return -1;
+  if (syscall (SYS_pidfd_send_signal, pidfd, sig, NULL, 0) < 0 && errno != ESRCH)
+    return ar_make_error (err, errno, "container `%s`: send signal %d", s->id, sig);
+  return 0;
+}
+
+int
+ar_container_kill (const struct ar_globals *g, const char *id, int sig, bool all, ar_error_t *err)
+{
+  cleanup_state struct state *s = NULL;
+  cleanup_close int dirfd = -1;
+
+  if (container_load_locked (g, id, false, &dirfd, &s, err) < 0)
+    return -1;
+  if (s->status == STATE_STOPPED)
+    return ar_make_error (err, 0, "container `%s` is not running", id);
+  return signal_container (s, sig, all, err);
+}
+
+/* Wait for a process that is not our child; true once it has gone.  */
+static bool
+wait_gone (const struct state *s, int timeout_ms)
+{
+  cleanup_close int pidfd = (int) syscall (SYS_pidfd_open, s->pid, 0);
+  struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+  if (pidfd < 0 || state_proc_start_time (s->pid) != s->pid_start)
+    return true;
+  return poll (&p, 1, timeout_ms) == 1;
+}
+
+static int
+kill_and_wait (struct state *s, ar_error_t *err)
+{
+  if (signal_container (s, SIGKILL, true, err) < 0)
+    {
+      if ((*err)->status != ESRCH)
+        return -1;
+      ar_error_release (err); /* gone already */
+    }
+  if (!wait_gone (s, 10000))
+    return ar_make_error (err, ETIMEDOUT, "container `%s`: its init did not die", s->id);
+  s->status = STATE_STOPPED;
+  return 0;
+}
+
+static int
+delete_locked (const struct ar_globals *g, int dirfd, struct state *s, bool force, ar_error_t *err)
+{
+  cleanup_close int rootfd = -1;
+  bool live = s->status == STATE_RUNNING || s->status == STATE_PAUSED;
+
+  if (live && !force)
+    return ar_make_error (err, 0, "cannot delete container `%s` that is not stopped: %s", s->id,
+                          state_status_name (s->status));
+  /* A created container is killed without --force, as runc does.  */
+  if (s->status != STATE_STOPPED && kill_and_wait (s, err) < 0)
+    return -1;
+  run_hooks_warn (dirfd, s, SPEC_HOOK_POSTSTOP, "poststop");
+  rootfd = state_root_open (container_root (g), false, err);
+  if (rootfd < 0)
+    return -1;
+  return state_dir_remove (rootfd, s->id, err);
+}
+
+static bool
+container_exists (const struct ar_globals *g, const char *id)
+{
+  cleanup_free char *path = xasprintf ("%s/%s/state.json", container_root (g), id);
+  return access (path, F_OK) == 0;
+}
+
+int
+ar_container_delete (const struct ar_globals *g, const char *id, bool force, ar_error_t *err)
+{
+  cleanup_state struct state *s = NULL;
+  cleanup_close int dirfd = -1;
+
+  if (force && state_check_id (id, NULL) == 0 && !container_exists (g, id))
+    return 0;
+  if (container_load_locked (g, id, true, &dirfd, &s, err) < 0)
+    return -1;
+  return delete_locked (g, dirfd, s, force, err);
+}
+
+/* run: the signals forwarded to the init, and SIGCHLD, arrive on a signalfd.  */
+static int
+block_signals (sigset_t *set, ar_error_t *err)
+{
+  static const int forwarded[]
+      = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT, SIGPIPE, SIGALRM };
+  int fd;
+
+  sigemptyset (set);
+  sigaddset (set, SIGCHLD);
+  for (size_t i = 0; i < ARRAY_SIZE (forwarded); i++)
+    sigaddset (set, forwarded[i]);
+  if (sigprocmask (SIG_BLOCK, set, NULL) < 0)
+    return ar_make_error (err, errno, "block signals");
+  fd = signalfd (-1, set, SFD_CLOEXEC);
+  if (fd < 0)
+    return ar_make_error (err, errno, "signalfd");
+  return fd;
+}
+
+/* Reap what has exited (we are a subreaper); true once the init is among it.  */
+static bool
+reap (pid_t init, int *status)
+{
+  int st;
+  pid_t p;
+  bool done = false;
+
+  while ((p = waitpid (-1, &st, WNOHANG)) > 0)
+    if (p == init)
+      {
+        *status = WIFSIGNALED (st) ? 128 + WTERMSIG (st) : WEXITSTATUS (st);
+        done = true;
+      }
+  return done;
+}
+
+static int
+wait_forwarding (int sfd, pid_t init, ar_error_t *err)
+{
+  struct signalfd_siginfo si;
+  int status = 0;
+
+  for (;;)
+    {
+      ssize_t r = read (sfd, &si, sizeof si);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r != sizeof si)
+        return ar_make_error (err, errno, "read signalfd");
+      if (si.ssi_signo == SIGCHLD)
+        {
+          if (reap (init, &status))
+            return status;
+        }
+      else
+        (void) kill (init, (int) si.ssi_signo);
+    }
+}
+
+static int
+run_foreground (const struct ar_globals *g, const char *id, const struct ar_create_opts *o, int sfd,
+                ar_error_t *err)
+{
+  pid_t pid = 0;
+  int status;
+  ar_error_t derr = NULL;
+
+  if (create_container (g, id, o, &pid, err) < 0)
+    return -1;
+  if (ar_container_start (g, id, err) < 0)
+    {
+      (void) ar_container_delete (g, id, true, NULL);
+      return -1;
+    }
+  if (o->detach)
+    return 0;
+  status = wait_forwarding (sfd, pid, err);
+  if (status < 0 || o->keep)
+    return status;
+  if (ar_container_delete (g, id, true, &derr) < 0)
+    {
+      cleanup_free char *text = ar_error_text (derr);
+      ar_warn ("%s", text);
+      ar_error_release (&derr);
+    }
+  return status;
+}
+
+int
+ar_container_run (const struct ar_globals *g, const char *id, const struct ar_create_opts *o,
+                  ar_error_t *err)
+{
+  sigset_t set;
+  cleanup_close int sfd = -1;
+  int ret;
+
+  /* The init is our child; anything it leaves behind outside a pid namespace is reparented to
+     us and reaped here.  */
+  if (prctl (PR_SET_CHILD_SUBREAPER, 1) < 0)
+    return ar_make_error (err, errno, "become a subreaper");
+  sfd = block_signals (&set, err);
+  if (sfd < 0)
+    return -1;
+  ret = run_foreground (g, id, o, sfd, err);
+  (void) sigprocmask (SIG_UNBLOCK, &set, NULL);
+  return ret;
+}

@@ -1,0 +1,503 @@
+/* The container init and the runtime's half of its setup.
+
+   runtime (create)                         init (clone child)
+   clone(CLONE_NEWUSER|CLONE_NEWPID) ──────▶ non-dumpable, PDEATHSIG
+   ◀── MAPS_PLEASE                            (new user namespace)
+   write uid_map/gid_map ── MAPS_DONE ─────▶ become root of it, join/unshare namespaces
+   ◀── INIT_PID (only when it forks again)   fork once more for a pid/time namespace
+   ◀── HOOKS_PLEASE                          hostname, mounts
+   prestart + createRuntime ── HOOKS_DONE ─▶ createContainer hooks, sysctl, pivot_root, …
+   ◀── READY (or ERROR at any step)          read(exec fifo) … until `start` writes to it
+                                             startContainer hooks, identity, caps, execve
+
+   The init never writes to stderr before execve: a failure goes up the socket as status and
+   message (crun's send_error_to_sync_socket), and the runtime prints it once.  */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/keyctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "creds.h"
+#include "hooks.h"
+#include "process.h"
+#include "rlimits.h"
+#include "rootfs.h"
+#include "utils.h"
+
+enum sync_type
+{
+  SYNC_MAPS_PLEASE = 1,
+  SYNC_MAPS_DONE,
+  SYNC_INIT_PID,
+  SYNC_HOOKS_PLEASE,
+  SYNC_HOOKS_DONE,
+  SYNC_READY,
+  SYNC_ERROR,
+};
+
+/* One message is one SOCK_SEQPACKET datagram: a header and a payload (an error message, or the
+   state documents for the init's hooks, NUL-separated).  */
+#define SYNC_PAYLOAD_MAX (128 * 1024)
+struct sync_msg
+{
+  int type;
+  int status; /* SYNC_ERROR: errno */
+  int pid;    /* SYNC_INIT_PID */
+  size_t len; /* of payload */
+  char payload[SYNC_PAYLOAD_MAX];
+};
+
+static int
+sync_send_data (int fd, int type, int status, int pid, const char *data, size_t len)
+{
+  struct sync_msg h = { .type = type, .status = status, .pid = pid, .len = len };
+  struct iovec iov[2] = { { &h, offsetof (struct sync_msg, payload) }, { (void *) data, len } };
+  struct msghdr mh = { .msg_iov = iov, .msg_iovlen = data ? 2 : 1 };
+
+  if (len > SYNC_PAYLOAD_MAX)
+    return -1;
+  return sendmsg (fd, &mh, MSG_NOSIGNAL) < 0 ? -1 : 0;
+}
+
+static int
+sync_send (int fd, int type, int status, int pid, const char *msg)
+{
+  return sync_send_data (fd, type, status, pid, msg, msg ? strlen (msg) + 1 : 0);
+}
+
+/* 0 on a message, -1 on EOF or error (errno 0 for EOF).  The payload is NUL-terminated.  */
+static int
+sync_recv (int fd, struct sync_msg *m)
+{
+  ssize_t r;
+
+  do
+    r = recv (fd, m, sizeof *m - 1, 0);
+  while (r < 0 && errno == EINTR);
+  if (r >= (ssize_t) offsetof (struct sync_msg, payload))
+    {
+      m->len = (size_t) r - offsetof (struct sync_msg, payload);
+      m->payload[m->len] = '\0';
+      return 0;
+    }
+  if (r >= 0)
+    errno = 0;
+  return -1;
+}
+
+static struct sync_msg *
+sync_msg_new (void)
+{
+  return xmalloc (sizeof (struct sync_msg));
+}
+
+static int
+sync_expect (int fd, int type, struct sync_msg *m, ar_error_t *err)
+{
+  if (sync_recv (fd, m) < 0 || m->type != type)
+    return ar_make_error (err, errno, "sync with the runtime: unexpected message");
+  return 0;
+}
+
+static void __attribute__ ((noreturn)) child_fail (int sock, ar_error_t *err)
+{
+  char msg[4096];
+
+  snprintf (msg, sizeof msg, "%s", (*err)->msg);
+  (void) sync_send (sock, SYNC_ERROR, (*err)->status, 0, msg);
+  _exit (EXIT_FAILURE);
+}
+
+/* The state documents the init's own hooks read on stdin.  */
+struct init_states
+{
+  char *creating, *created;
+};
+
+static bool
+is_executable (const char *path)
+{
+  struct stat st;
+  return stat (path, &st) == 0 && S_ISREG (st.st_mode) && access (path, X_OK) == 0;
+}
+
+int
+process_find_executable (const char *name, char **env, char **out, ar_error_t *err)
+{
+  const char *path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+  cleanup_free char *dirs = NULL;
+  char *save = NULL;
+
+  if (strchr (name, '/'))
+    {
+      if (!is_executable (name))
+        return ar_make_error (err, errno ? errno : EACCES, "exec `%s`", name);
+      *out = xstrdup (name);
+      return 0;
+    }
+  for (char **e = env; e && *e; e++)
+    if (ar_str_has_prefix (*e, "PATH="))
+      path = *e + 5;
+  dirs = xstrdup (path);
+  for (char *d = strtok_r (dirs, ":", &save); d; d = strtok_r (NULL, ":", &save))
+    {
+      cleanup_free char *cand = xasprintf ("%s/%s", *d ? d : ".", name);
+      if (is_executable (cand))
+        {
+          *out = steal_ptr (&cand);
+          return 0;
+        }
+    }
+  return ar_make_error (err, ENOENT, "exec `%s`: not found in $PATH", name);
+}
+
+/* In a new user namespace: let the runtime write the maps, then become its root.  */
+static int
+become_userns_root (const struct process_init_cfg *c, int sock, ar_error_t *err)
+{
+  cleanup_free struct sync_msg *m = NULL;
+
+  if (!c->ns->new_ns[SPEC_NS_USER])
+    return 0;
+  if (sync_send (sock, SYNC_MAPS_PLEASE, 0, 0, NULL) < 0)
+    return ar_make_error (err, errno, "ask for user namespace maps");
+  m = sync_msg_new ();
+  if (sync_expect (sock, SYNC_MAPS_DONE, m, err) < 0)
+    return -1;
+  if (setresgid (0, 0, 0) < 0 || setresuid (0, 0, 0) < 0)
+    return ar_make_error (err, errno, "become root of the user namespace");
+  return 0;
+}
+
+/* For a pid or time namespace entered after clone: fork the real init; this process reports
+   its pid and leaves.  */
+static int
+fork_real_init (const struct process_init_cfg *c, int sock, ar_error_t *err)
+{
+  pid_t pid;
+
+  if (!c->ns->fork_init)
+    return 0;
+  if (c->ns->new_ns[SPEC_NS_TIME] && namespaces_set_time_offsets (&c->spec->linux_, err) < 0)
+    return -1;
+  pid = fork ();
+  if (pid < 0)
+    return ar_make_error (err, errno, "fork the container init");
+  if (pid > 0)
+    _exit (sync_send (sock, SYNC_INIT_PID, 0, pid, NULL) < 0 ? EXIT_FAILURE : EXIT_SUCCESS);
+  return 0;
+}
+
+/* The runtime runs its hooks and sends the two state documents ours get.  */
+static int
+run_runtime_hooks (int sock, struct init_states *st, ar_error_t *err)
+{
+  cleanup_free struct sync_msg *m = sync_msg_new ();
+
+  if (sync_send (sock, SYNC_HOOKS_PLEASE, 0, 0, NULL) < 0)
+    return ar_make_error (err, errno, "ask for createRuntime hooks");
+  if (sync_expect (sock, SYNC_HOOKS_DONE, m, err) < 0)
+    return -1;
+  st->creating = xstrdup (m->payload);
+  st->created = xstrdup (m->payload + strlen (m->payload) + 1 <= m->payload + m->len
+                             ? m->payload + strlen (m->payload) + 1
+                             : "");
+  return 0;
+}
+
+static int
+enter_cwd (const char *cwd, ar_error_t *err)
+{
+  cleanup_free char *p = xstrdup (cwd);
+
+  /* runc creates a missing cwd; after pivot_root every path resolves inside the rootfs.  */
+  for (char *s = p + 1; *s; s++)
+    if (*s == '/')
+      {
+        *s = '\0';
+        (void) mkdir (p, 0755); /* EEXIST, or chdir below reports the real problem */
+        *s = '/';
+      }
+  (void) mkdir (p, 0755);
+  if (chdir (cwd) < 0)
+    return ar_make_error (err, errno, "chdir to process.cwd `%s`", cwd);
+  return 0;
+}
+
+static int
+join_session_keyring (const struct process_init_cfg *c, ar_error_t *err)
+{
+  if (c->no_new_keyring)
+    return 0;
+  /* A fresh anonymous session keyring, so the container never sees the caller's keys.  */
+  if (syscall (SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 && errno != ENOSYS)
+    return ar_make_error (err, errno, "join a new session keyring");
+  return 0;
+}
+
+/* Everything up to the point where the init waits for `start`, in order.  */
+static int
+init_setup (const struct process_init_cfg *c, int sock, struct init_states *st, char **exe,
+            ar_error_t *err)
+{
+  const struct spec *s = c->spec;
+  struct rootfs_ctx rc
+      = { .spec = s,
+          .bundle = c->bundle,
+          .rootfs = c->rootfs,
+          .userns = c->ns->new_ns[SPEC_NS_USER] || c->ns->join_fd[SPEC_NS_USER] >= 0,
+          .no_pivot = c->no_pivot };
+
+  if (become_userns_root (c, sock, err) < 0 || namespaces_enter (c->ns, err) < 0
+      || fork_real_init (c, sock, err) < 0 || namespaces_set_uts (s, c->ns, err) < 0
+      || rootfs_prepare (&rc, err) < 0 || run_runtime_hooks (sock, st, err) < 0)
+    return -1;
+  if (hooks_run (&s->hooks[SPEC_HOOK_CREATE_CONTAINER], "createContainer", st->creating, err) < 0
+      || namespaces_apply_sysctl (s, c->ns, err) < 0 || rootfs_pivot (&rc, err) < 0)
+    return -1;
+  if (creds_set_oom_score_adj (&s->process, err) < 0 || creds_set_personality (&s->linux_, err) < 0
+      || rlimits_apply (&s->process, err) < 0 || join_session_keyring (c, err) < 0
+      || enter_cwd (s->process.cwd, err) < 0)
+    return -1;
+  return process_find_executable (s->process.args.v[0], c->env, exe, err);
+}
+
+/* Pass fds 3 … 3+n-1 on; every other inherited fd closes at execve (CVE-2024-21626).  */
+static int
+prepare_fds (int n, ar_error_t *err)
+{
+  for (int fd = 3; fd < 3 + n; fd++)
+    if (fcntl (fd, F_SETFD, 0) < 0)
+      return ar_make_error (err, errno, "pass fd %d to the container", fd);
+  if (syscall (SYS_close_range, 3 + n, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+    return ar_make_error (err, errno, "mark inherited fds close-on-exec");
+  return 0;
+}
+
+static void __attribute__ ((noreturn))
+init_after_start (const struct process_init_cfg *c, const struct init_states *st, const char *exe)
+{
+  ar_error_t err = NULL;
+  cleanup_free char *text = NULL;
+  const struct spec *s = c->spec;
+
+  if (hooks_run (&s->hooks[SPEC_HOOK_START_CONTAINER], "startContainer", st->created, &err) == 0
+      && creds_apply (&s->process, &err) == 0 && prepare_fds (c->extra_fds, &err) == 0)
+    {
+      execve (exe, s->process.args.v, c->env);
+      ar_make_error (&err, errno, "exec `%s`", exe);
+    }
+  /* `create` has gone by now: the container's own stderr is the only place left.  */
+  text = ar_error_text (err);
+  dprintf (2, "agentrt: %s\n", text);
+  _exit (127);
+}
+
+static int
+cmp_int (const void *a, const void *b)
+{
+  return *(const int *) a - *(const int *) b;
+}
+
+/* The init inherits every fd of `create`, the lock on the state directory among them: a lock
+   held by a process that lives as long as the container would block every later command.  So
+   close all but stdio, the passed-on fds and what the init itself uses.  */
+static int
+close_inherited (const struct process_init_cfg *c, int sock, ar_error_t *err)
+{
+  int keep[SPEC_NS_N + 3];
+  size_t n = 0;
+  unsigned from = 3 + (unsigned) c->extra_fds;
+
+  keep[n++] = sock;
+  keep[n++] = c->fifo_fd;
+  for (size_t i = 0; i < SPEC_NS_N; i++)
+    if (c->ns->join_fd[i] >= 0)
+      keep[n++] = c->ns->join_fd[i];
+  qsort (keep, n, sizeof *keep, cmp_int);
+  for (size_t i = 0; i < n; i++)
+    {
+      if ((unsigned) keep[i] < from)
+        continue;
+      if ((unsigned) keep[i] > from && syscall (SYS_close_range, from, keep[i] - 1, 0) < 0)
+        return ar_make_error (err, errno, "close inherited fds");
+      from = keep[i] + 1;
+    }
+  if (syscall (SYS_close_range, from, ~0U, 0) < 0)
+    return ar_make_error (err, errno, "close inherited fds");
+  return 0;
+}
+
+static void __attribute__ ((noreturn)) init_main (const struct process_init_cfg *c, int sock)
+{
+  ar_error_t err = NULL;
+  cleanup_free char *exe = NULL;
+  struct init_states st = { NULL, NULL };
+  char go;
+
+  sigset_t none;
+
+  /* `run` blocks the signals it forwards; the workload must get them.  */
+  sigemptyset (&none);
+  if (sigprocmask (SIG_SETMASK, &none, NULL) < 0 || close_inherited (c, sock, &err) < 0)
+    {
+      if (err == NULL)
+        ar_make_error (&err, errno, "reset the signal mask");
+      child_fail (sock, &err);
+    }
+  /* Die with the runtime while it sets us up; no other process may open /proc/self/exe (the
+     agentrt binary, CVE-2019-5736) or our memory while we run agentrt code.  */
+  if (prctl (PR_SET_PDEATHSIG, SIGKILL) < 0 || prctl (PR_SET_DUMPABLE, 0) < 0)
+    {
+      ar_make_error (&err, errno, "prctl");
+      child_fail (sock, &err);
+    }
+  if (init_setup (c, sock, &st, &exe, &err) < 0)
+    child_fail (sock, &err);
+  (void) prctl (PR_SET_PDEATHSIG, 0); /* `create` exits now; we stay */
+  if (sync_send (sock, SYNC_READY, 0, 0, NULL) < 0)
+    _exit (EXIT_FAILURE);
+  close (sock);
+  while (read (c->fifo_fd, &go, 1) < 0)
+    if (errno != EINTR)
+      _exit (EXIT_FAILURE);
+  close (c->fifo_fd);
+  init_after_start (c, &st, exe);
+}
+
+/* The processes of a setup in progress, from the runtime's side.  */
+struct spawn
+{
+  pid_t clone_pid; /* our child; 0 once reaped */
+  pid_t init_pid;  /* the init: clone_pid, or its child when it forked once more */
+};
+
+static void
+spawn_kill (struct spawn *sp)
+{
+  if (sp->init_pid > 0 && sp->init_pid != sp->clone_pid)
+    (void) kill (sp->init_pid, SIGKILL); /* not our child: reaped by whoever adopts it */
+  if (sp->clone_pid > 0)
+    {
+      (void) kill (sp->clone_pid, SIGKILL);
+      (void) waitpid (sp->clone_pid, NULL, 0);
+    }
+}
+
+static int
+send_states (int sock, struct spawn *sp, process_runtime_hooks_fn hooks, void *data,
+             ar_error_t *err)
+{
+  cleanup_free char *creating = NULL;
+  cleanup_free char *created = NULL;
+  cleanup_free char *both = NULL;
+  size_t l1, l2;
+
+  if (hooks (sp->init_pid, data, &creating, &created, err) < 0)
+    return -1;
+  l1 = strlen (creating) + 1;
+  l2 = strlen (created) + 1;
+  both = xmalloc (l1 + l2);
+  memcpy (both, creating, l1);
+  memcpy (both + l1, created, l2);
+  if (sync_send_data (sock, SYNC_HOOKS_DONE, 0, 0, both, l1 + l2) < 0)
+    return ar_make_error (err, errno, "send the state to the container init");
+  return 0;
+}
+
+/* One message of the init; 1 once it is READY.  */
+static int
+parent_step (const struct process_init_cfg *c, int sock, struct spawn *sp, struct sync_msg *m,
+             process_runtime_hooks_fn hooks, void *data, ar_error_t *err)
+{
+  switch (m->type)
+    {
+    case SYNC_MAPS_PLEASE:
+      if (namespaces_write_id_maps (sp->clone_pid, &c->spec->linux_, err) < 0)
+        return -1;
+      return sync_send (sock, SYNC_MAPS_DONE, 0, 0, NULL) < 0
+                 ? ar_make_error (err, errno, "sync with the container init")
+                 : 0;
+    case SYNC_INIT_PID:
+      sp->init_pid = m->pid;
+      (void) waitpid (sp->clone_pid, NULL, 0); /* it has done its part */
+      sp->clone_pid = 0;
+      return 0;
+    case SYNC_HOOKS_PLEASE:
+      return send_states (sock, sp, hooks, data, err);
+    case SYNC_READY:
+      return 1;
+    case SYNC_ERROR:
+      return ar_make_error (err, m->status, "%s", m->payload);
+    default:
+      return ar_make_error (err, 0, "container init sent an unknown message %d", m->type);
+    }
+}
+
+/* The runtime's half of the protocol; returns 0 once the init is READY.  */
+static int
+parent_sync (const struct process_init_cfg *c, int sock, struct spawn *sp,
+             process_runtime_hooks_fn hooks, void *data, ar_error_t *err)
+{
+  cleanup_free struct sync_msg *m = sync_msg_new ();
+  int r;
+
+  do
+    {
+      if (sync_recv (sock, m) < 0)
+        return ar_make_error (err, errno, "container init exited during setup");
+      r = parent_step (c, sock, sp, m, hooks, data, err);
+    }
+  while (r == 0);
+  return r < 0 ? -1 : 0;
+}
+
+int
+process_spawn_init (const struct process_init_cfg *c, process_runtime_hooks_fn hooks,
+                    void *hooks_data, pid_t *pid, ar_error_t *err)
+{
+  int sv[2];
+  struct spawn sp = { 0, 0 };
+  int ret;
+
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+    return ar_make_error (err, errno, "socketpair");
+  sp.clone_pid = (pid_t) syscall (SYS_clone, (unsigned long) c->ns->clone_flags | SIGCHLD, NULL,
+                                  NULL, NULL, NULL);
+  if (sp.clone_pid < 0)
+    {
+      int e = errno;
+      close (sv[0]);
+      close (sv[1]);
+      return ar_make_error (err, e, "clone the container init");
+    }
+  if (sp.clone_pid == 0)
+    {
+      close (sv[0]);
+      init_main (c, sv[1]);
+    }
+  close (sv[1]);
+  sp.init_pid = sp.clone_pid;
+  ret = parent_sync (c, sv[0], &sp, hooks, hooks_data, err);
+  close (sv[0]);
+  if (ret < 0)
+    {
+      spawn_kill (&sp);
+      return -1;
+    }
+  *pid = sp.init_pid;
+  return 0;
+}

@@ -1,0 +1,40 @@
+/* The container init: clone, the sync protocol between the runtime and the init, and the init's
+   own setup from namespaces to execve.  The runtime side lives here too, so both halves of the
+   protocol are read in one file.  */
+#ifndef AGENTRT_PROCESS_H
+#define AGENTRT_PROCESS_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "agentrt/error.h"
+#include "namespaces.h"
+#include "spec.h"
+
+struct process_init_cfg
+{
+  const struct spec *spec;
+  const char *bundle; /* absolute */
+  const char *rootfs; /* absolute */
+  const struct ns_plan *ns;
+  int fifo_fd;   /* the exec fifo, O_RDWR: the init blocks reading it until `start` writes */
+  int extra_fds; /* fds 3 … 3+extra_fds-1 are passed on (--preserve-fds, LISTEN_FDS) */
+  char **env;    /* the workload's environment */
+  bool no_pivot, no_new_keyring;
+};
+
+/* Called in the runtime while the init waits, after its mounts and before pivot_root: runs the
+   prestart and createRuntime hooks, and gives the state documents the init's own hooks get on
+   stdin (createContainer: status creating; startContainer: created).  */
+typedef int (*process_runtime_hooks_fn) (pid_t init_pid, void *data, char **state_creating,
+                                         char **state_created, ar_error_t *err);
+
+/* Start the init and take it through its setup; on success it is blocked on the exec fifo and
+ *pid is its pid.  On failure nothing of it is left running.  */
+int process_spawn_init (const struct process_init_cfg *c, process_runtime_hooks_fn hooks,
+                        void *hooks_data, pid_t *pid, ar_error_t *err);
+
+/* Resolve process.args[0] against PATH from `env` (runc's rule), in the current root.  */
+int process_find_executable (const char *name, char **env, char **out, ar_error_t *err);
+
+#endif

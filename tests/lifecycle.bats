@@ -1,0 +1,280 @@
+#!/usr/bin/env bats
+# create, start, run, state, kill, delete: the container's life, and what isolates it.
+load helpers
+
+setup() { setup_busybox; }
+teardown() { teardown_root; }
+
+# run_sh SCRIPT: `agentrt run` of /bin/sh -c SCRIPT.
+run_sh() { update_config --arg s "$1" '.process.args = ["/bin/sh", "-c", $s]'; agentrt run -b "$BUNDLE" "$CID"; }
+
+pid_alive() { kill -0 "$1" 2>/dev/null; }
+
+@test "agentrt run /bin/true exits 0 and leaves nothing" {
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ "$(state_dirs_left)" -eq 0 ]
+}
+
+@test "agentrt run exits with the workload's status" {
+  run_sh 'exit 3'
+  [ "$status" -eq 3 ]
+}
+
+@test "agentrt run exits with 128+N when the workload dies of signal N" {
+  update_config '.process.args = ["/bin/sleep", "100"]'
+  __agentrt run -b "$BUNDLE" "$CID" </dev/null >/dev/null 2>&1 &
+  local run_pid=$! rc=0
+  for _ in $(seq 50); do [ "$(__agentrt state "$CID" 2>/dev/null | jq -r .status)" = running ] && break; sleep 0.1; done
+  __agentrt kill "$CID" KILL
+  wait "$run_pid" || rc=$?
+  [ "$rc" -eq 137 ]
+}
+
+@test "agentrt run forwards signals to the workload" {
+  update_config '.process.args = ["/bin/sh", "-c", "trap \"exit 42\" TERM; while :; do sleep 0.1; done"]'
+  # Not through a shell function: $! must be agentrt itself.
+  "$AGENTRT" --root "$ROOT/state" run -b "$BUNDLE" "$CID" </dev/null >/dev/null 2>&1 &
+  local run_pid=$! rc=0
+  for _ in $(seq 50); do [ "$(__agentrt state "$CID" 2>/dev/null | jq -r .status)" = running ] && break; sleep 0.1; done
+  sleep 0.3 # let the shell install its trap
+  kill -TERM "$run_pid"
+  wait "$run_pid" || rc=$?
+  [ "$rc" -eq 42 ]
+}
+
+@test "agentrt run passes stdout and stderr straight through" {
+  run_sh 'echo out; echo err >&2'
+  [ "$status" -eq 0 ]
+  [[ "$output" == *out* ]]
+  [[ "$output" == *err* ]]
+}
+
+@test "agentrt run --keep keeps the stopped container's state" {
+  agentrt run --keep -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  agentrt state "$CID"
+  [ "$(echo "$output" | jq -r .status)" = "stopped" ]
+  [ "$(echo "$output" | jq -r .pid)" = "0" ]
+  agentrt delete "$CID"
+  [ "$status" -eq 0 ]
+  [ "$(state_dirs_left)" -eq 0 ]
+}
+
+@test "agentrt create then start: created, then running, with the pid in the pid file" {
+  update_config '.process.args = ["/bin/sleep", "100"]'
+  agentrt_detached create -b "$BUNDLE" --pid-file "$ROOT/pid" "$CID"
+  [ "$status" -eq 0 ]
+  agentrt state "$CID"
+  [ "$(echo "$output" | jq -r .status)" = "created" ]
+  local pid
+  pid=$(echo "$output" | jq -r .pid)
+  [ "$pid" = "$(cat "$ROOT/pid")" ]
+  [ "$(echo "$output" | jq -r .bundle)" = "$BUNDLE" ]
+  pid_alive "$pid"
+  agentrt start "$CID"
+  [ "$status" -eq 0 ]
+  agentrt state "$CID"
+  [ "$(echo "$output" | jq -r .status)" = "running" ]
+  [ "$(tr '\0' ' ' </proc/$pid/cmdline)" = "/bin/sleep 100 " ]
+  agentrt list
+  [[ "${lines[1]}" == "$CID "*" $pid "*running* ]]
+}
+
+@test "agentrt start of a started container fails" {
+  agentrt_detached create -b "$BUNDLE" "$CID"
+  agentrt start "$CID"
+  [ "$status" -eq 0 ]
+  agentrt start "$CID"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"cannot start container \`$CID\`"* ]]
+}
+
+@test "agentrt create refuses a duplicate id and leaves the first container alone" {
+  update_config '.process.args = ["/bin/sleep", "100"]'
+  agentrt_detached create -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  agentrt_detached create -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [ "$output" = "agentrt: container \`$CID\` already exists" ]
+  agentrt state "$CID"
+  [ "$(echo "$output" | jq -r .status)" = "created" ]
+}
+
+@test "agentrt kill stops a running container; kill of a stopped one fails" {
+  update_config '.process.args = ["/bin/sleep", "100"]'
+  agentrt_detached run -d --keep -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  pid=$(__agentrt state "$CID" | jq -r .pid)
+  agentrt kill "$CID" KILL
+  [ "$status" -eq 0 ]
+  for _ in $(seq 50); do pid_alive "$pid" || break; sleep 0.1; done
+  agentrt state "$CID"
+  [ "$(echo "$output" | jq -r .status)" = "stopped" ]
+  agentrt kill "$CID" 9
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"is not running"* ]]
+}
+
+@test "agentrt kill --all signals every process of the container" {
+  # The init ignores TERM (a pid namespace's init gets only signals it handles); its child
+  # `sleep 1234` is reached only through --all.
+  update_config '.process.args = ["/bin/sh", "-c", "trap \"\" TERM; sleep 1234 & while :; do sleep 1; done"]'
+  agentrt_detached run -d -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  for _ in $(seq 50); do pgrep -f 'sleep 1234' >/dev/null && break; sleep 0.1; done
+  pgrep -f 'sleep 1234' >/dev/null
+  agentrt kill --all "$CID" TERM
+  [ "$status" -eq 0 ]
+  for _ in $(seq 50); do pgrep -f 'sleep 1234' >/dev/null || break; sleep 0.1; done
+  ! pgrep -f 'sleep 1234'
+  [ "$(__agentrt state "$CID" | jq -r .status)" = running ]
+}
+
+@test "agentrt delete refuses a running container, delete --force kills it" {
+  update_config '.process.args = ["/bin/sleep", "100"]'
+  agentrt_detached run -d -b "$BUNDLE" "$CID"
+  pid=$(__agentrt state "$CID" | jq -r .pid)
+  agentrt delete "$CID"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"that is not stopped: running"* ]]
+  agentrt delete --force "$CID"
+  [ "$status" -eq 0 ]
+  ! pid_alive "$pid"
+  [ "$(state_dirs_left)" -eq 0 ]
+}
+
+@test "agentrt delete --force kills processes that double-forked and called setsid" {
+  update_config '.process.args = ["/bin/sh", "-c", "setsid sh -c \"sleep 200 & sleep 201\" & sleep 100"]'
+  agentrt_detached run -d -b "$BUNDLE" "$CID"
+  sleep 0.3
+  pgrep -f 'sleep 20[01]' >/dev/null
+  agentrt delete --force "$CID"
+  [ "$status" -eq 0 ]
+  sleep 0.2
+  ! pgrep -f 'sleep 20[01]'
+}
+
+@test "agentrt delete of a created container works without --force" {
+  agentrt_detached create -b "$BUNDLE" "$CID"
+  pid=$(__agentrt state "$CID" | jq -r .pid)
+  agentrt delete "$CID"
+  [ "$status" -eq 0 ]
+  ! pid_alive "$pid"
+  [ "$(state_dirs_left)" -eq 0 ]
+}
+
+@test "agentrt create of a missing executable fails at create and leaves nothing" {
+  update_config '.process.args = ["/no/such/binary"]'
+  agentrt_detached create -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"exec \`/no/such/binary\`"* ]]
+  [ "$(state_dirs_left)" -eq 0 ]
+  ! pgrep -f "agentrt.*$CID"
+}
+
+@test "agentrt run: the workload is pid 1 and sees only its own processes" {
+  run_sh 'echo pid=$$; ls /proc | grep -c "^[0-9]"'
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = "pid=1" ]
+  [ "${lines[1]}" -le 3 ]
+}
+
+@test "agentrt run: the rootfs is the root, the hostname is set" {
+  update_config '.hostname = "box1"'
+  run_sh 'hostname; cat /etc/passwd; ls /'
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = "box1" ]
+  [ "${lines[1]}" = "root:x:0:0:root:/root:/bin/sh" ]
+}
+
+@test "agentrt run: the network namespace has only loopback" {
+  run_sh 'ls /sys/class/net'
+  [ "$status" -eq 0 ]
+  [ "$output" = "lo" ]
+}
+
+@test "agentrt run: a read-only root refuses writes" {
+  run_sh 'touch /x 2>&1; echo rc=$?'
+  [[ "$output" == *"Read-only file system"* ]]
+  [[ "$output" == *"rc=1"* ]]
+}
+
+@test "agentrt run: env, cwd (created when missing) and rlimits apply" {
+  update_config '.process.env += ["GREETING=hi"] | .process.cwd = "/work/dir" | .root.readonly = false'
+  run_sh 'echo $GREETING; pwd; ulimit -n'
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = "hi" ]
+  [ "${lines[1]}" = "/work/dir" ]
+  [ "${lines[2]}" = "1024" ]
+}
+
+@test "agentrt run: capabilities and no_new_privs are as configured" {
+  run_sh 'grep -E "^(CapEff|CapBnd|CapAmb|NoNewPrivs)" /proc/self/status'
+  [ "$status" -eq 0 ]
+  # CAP_KILL (5), CAP_NET_BIND_SERVICE (10), CAP_AUDIT_WRITE (29)
+  [[ "$output" == *"CapEff:	0000000020000420"* ]]
+  [[ "$output" == *"CapBnd:	0000000020000420"* ]]
+  # Ambient needs inheritable, which runc's default spec no longer sets (CVE-2022-29162): none.
+  [[ "$output" == *"CapAmb:	0000000000000000"* ]]
+  [[ "$output" == *"NoNewPrivs:	1"* ]]
+}
+
+@test "agentrt run: a user namespace maps root to an unprivileged host uid" {
+  update_config '.linux.namespaces += [{"type": "user"}]
+    | .linux.uidMappings = [{"containerID": 0, "hostID": 200000, "size": 65536}]
+    | .linux.gidMappings = [{"containerID": 0, "hostID": 200000, "size": 65536}]'
+  run_sh 'id -u; cat /proc/self/uid_map'
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = "0" ]
+  [[ "${lines[1]}" =~ ^\ +0\ +200000\ +65536$ ]]
+}
+
+@test "agentrt run: no host fd leaks in, --preserve-fds passes fds on" {
+  run_sh 'ls /proc/self/fd | sort -n | tr "\n" " "' 5</dev/null
+  [ "$status" -eq 0 ]
+  [ "$output" = "0 1 2 3 " ] # 3 is ls's own directory fd
+  update_config '.process.args = ["/bin/sh", "-c", "ls /proc/self/fd | sort -n | tr \"\\n\" \" \""]'
+  run __agentrt run --preserve-fds 1 -b "$BUNDLE" "$CID-p" 3</dev/null
+  [ "$status" -eq 0 ]
+  [ "$output" = "0 1 2 3 4 " ]
+}
+
+@test "agentrt create: hooks run with the state on stdin; a failing hook leaves nothing" {
+  cat >"$ROOT/hook.sh" <<HOOK
+#!/bin/sh
+cat >"$ROOT/hook-\$1.json"
+HOOK
+  chmod +x "$ROOT/hook.sh"
+  update_config --arg h "$ROOT/hook.sh" '.hooks = {
+      "createRuntime": [{"path": $h, "args": ["hook", "createRuntime"]}],
+      "poststart": [{"path": $h, "args": ["hook", "poststart"]}],
+      "poststop": [{"path": $h, "args": ["hook", "poststop"]}]}'
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ "$(jq -r .id "$ROOT/hook-createRuntime.json")" = "$CID" ]
+  [ "$(jq -r .status "$ROOT/hook-createRuntime.json")" = "creating" ]
+  [ "$(jq -r .status "$ROOT/hook-poststart.json")" = "running" ]
+  [ "$(jq -r .status "$ROOT/hook-poststop.json")" = "stopped" ]
+  update_config '.hooks = {"createRuntime": [{"path": "/bin/false"}]}'
+  agentrt_detached create -b "$BUNDLE" "$CID-2"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"hook \`/bin/false\` (createRuntime) exited with status 1"* ]]
+  [ "$(state_dirs_left)" -eq 0 ]
+}
+
+@test "agentrt create: a failing mount is reported and leaves nothing" {
+  update_config '.mounts += [{"destination": "/data", "type": "bind", "source": "/no/such/dir", "options": ["rbind"]}]'
+  agentrt_detached create -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"/no/such/dir"* ]]
+  [ "$(state_dirs_left)" -eq 0 ]
+}
+
+@test "agentrt create: a process.terminal config says terminals are not supported yet" {
+  update_config '.process.terminal = true'
+  agentrt_detached create -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"process.terminal: not supported yet"* ]]
+  [ "$(state_dirs_left)" -eq 0 ]
+}
