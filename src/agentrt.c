@@ -154,6 +154,15 @@ struct tee
   size_t used;
 };
 
+/* containerd's shim shows the last error of the log and Podman parses it: it must be the
+   diagnostic itself, not argp's usage or "Try `agentrt --help'" lines that follow it.  */
+static bool
+is_usage_line (const char *line)
+{
+  return ar_str_has_prefix (line, "Usage: ") || ar_str_has_prefix (line, "  or: ")
+         || ar_str_has_prefix (line, "Try `") || ar_str_has_prefix (line, " ");
+}
+
 static ssize_t
 tee_write (void *cookie, const char *buf, size_t len)
 {
@@ -165,7 +174,7 @@ tee_write (void *cookie, const char *buf, size_t len)
       if (buf[i] == '\n' || t->used == sizeof t->line - 1)
         {
           t->line[t->used] = '\0';
-          if (t->used > 0)
+          if (t->used > 0 && !is_usage_line (t->line))
             ar_log_to_file (AR_LOG_ERROR, t->line);
           t->used = 0;
         }

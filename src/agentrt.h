@@ -16,6 +16,8 @@ typedef int (*ar_cmd_fn) (struct ar_globals *g, int argc, char **argv, ar_error_
 void ar_cmd_parse (const struct argp *argp, int argc, char **argv, unsigned flags, void *input);
 /* Inside a parse_opt, at ARGP_KEY_END: a usage error unless min <= arg_num <= max.  */
 void ar_cmd_check_args (struct argp_state *state, unsigned min, unsigned max);
+/* --preserve-fds N: a usage error unless 0 <= N <= 65536.  */
+int ar_cmd_parse_fd_count (const char *arg, struct argp_state *state);
 /* For a command whose only arguments are the container id (start, pause, …).  */
 int ar_cmd_parse_id (int argc, char **argv, const char *doc, const char **id);
 

@@ -113,7 +113,7 @@ pid_alive() { kill -0 "$1" 2>/dev/null; }
   [ "$(echo "$output" | jq -r .status)" = "stopped" ]
   agentrt kill "$CID" 9
   [ "$status" -eq 1 ]
-  [[ "$output" == *"is not running"* ]]
+  [[ "$output" == *"container not running"* ]]
 }
 
 @test "agentrt kill --all signals every process of the container" {
@@ -277,4 +277,18 @@ HOOK
   [ "$status" -eq 1 ]
   [[ "$output" == *"process.terminal: not supported yet"* ]]
   [ "$(state_dirs_left)" -eq 0 ]
+}
+
+@test "agentrt create: controls this build cannot apply fail loudly, and leave nothing" {
+  for f in '.linux.seccomp = {"defaultAction": "SCMP_ACT_ALLOW"}' \
+           '.linux.resources.memory = {"limit": 100000000}' \
+           '.linux.resources.pids = {"limit": 10}' \
+           '.process.scheduler = {"policy": "SCHED_OTHER"}'; do
+    cp "$ROOT/config.orig" "$BUNDLE/config.json" 2>/dev/null || cp "$BUNDLE/config.json" "$ROOT/config.orig"
+    update_config "$f"
+    agentrt_detached create -b "$BUNDLE" "$CID"
+    [ "$status" -eq 1 ] || return 1
+    [[ "$output" == *": not supported yet"* ]] || return 1
+    [ "$(state_dirs_left)" -eq 0 ] || return 1
+  done
 }

@@ -30,11 +30,12 @@ teardown() { teardown_root; }
   jq -e . "$ROOT/log.json" >/dev/null
 }
 
-@test "agentrt usage errors reach the --log file too" {
+@test "agentrt usage errors reach the --log file as one record, without the usage lines" {
   agentrt --log "$ROOT/log.json" --log-format json kill
   [ "$status" -eq 1 ]
-  grep -q 'missing arguments' "$ROOT/log.json"
-  jq -e . "$ROOT/log.json" >/dev/null
+  [[ "$output" == *"Usage: agentrt kill"* ]] # stderr keeps the usage line
+  [ "$(wc -l <"$ROOT/log.json")" -eq 1 ]
+  [[ "$(jq -r .msg "$ROOT/log.json")" == *"missing arguments: expects 1 to 2" ]]
 }
 
 @test "agentrt --debug writes debug lines only to the log, not stdout" {

@@ -68,3 +68,23 @@ teardown() { teardown_root; }
   [ "$status" -eq 1 ]
   [[ "$output" == *"invalid container id \`../x\`"* ]]
 }
+
+@test "agentrt delete removes a state directory that a killed create left behind" {
+  mkdir -p "$ROOT/state/$CID" # no state.json: create was killed before it wrote one
+  agentrt delete --force "$CID"
+  [ "$status" -eq 0 ]
+  [ ! -e "$ROOT/state/$CID" ]
+  mkdir -p "$ROOT/state/$CID"
+  agentrt delete "$CID"
+  [ ! -e "$ROOT/state/$CID" ]
+}
+
+@test "agentrt uses \$XDG_RUNTIME_DIR/agentrt as the default root for a non-root user" {
+  command -v setpriv >/dev/null || skip "setpriv (util-linux) is not installed"
+  mkdir -p "$ROOT/xdg/agentrt/c1"
+  echo '{"id": "c1", "pid": 0, "status": "stopped", "bundle": "/b"}' >"$ROOT/xdg/agentrt/c1/state.json"
+  chown -R 1000:1000 "$ROOT/xdg"
+  run setpriv --reuid 1000 --regid 1000 --clear-groups env XDG_RUNTIME_DIR="$ROOT/xdg" "$AGENTRT" list -q
+  [ "$status" -eq 0 ]
+  [ "$output" = "c1" ]
+}

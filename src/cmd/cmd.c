@@ -35,6 +35,17 @@ ar_cmd_check_args (struct argp_state *state, unsigned min, unsigned max)
                    ARGP_HELP_SHORT_USAGE | ARGP_HELP_SEE | ARGP_HELP_EXIT_ERR);
 }
 
+int
+ar_cmd_parse_fd_count (const char *arg, struct argp_state *state)
+{
+  char *end = NULL;
+  long n = strtol (arg, &end, 10);
+
+  if (*arg == '\0' || *end != '\0' || n < 0 || n > 65536)
+    argp_error (state, "--preserve-fds: expected a number of fds, not `%s`", arg);
+  return (int) n;
+}
+
 struct id_input
 {
   const char **id;

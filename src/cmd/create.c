@@ -36,17 +36,6 @@ static const struct argp_option run_options[] = {
   { NULL, 0, NULL, 0, NULL, 0 },
 };
 
-static int
-parse_fd_count (const char *arg, struct argp_state *state)
-{
-  char *end = NULL;
-  long n = strtol (arg, &end, 10);
-
-  if (*arg == '\0' || *end != '\0' || n < 0 || n > 65536)
-    argp_error (state, "--preserve-fds: expected a number of fds, not `%s`", arg);
-  return (int) n;
-}
-
 /* Options of both commands.  */
 static error_t
 parse_common (int key, char *arg, struct argp_state *state)
@@ -71,7 +60,7 @@ parse_common (int key, char *arg, struct argp_state *state)
       in->o.no_new_keyring = true;
       break;
     case OPT_PRESERVE_FDS:
-      in->o.preserve_fds = parse_fd_count (arg, state);
+      in->o.preserve_fds = ar_cmd_parse_fd_count (arg, state);
       break;
     default:
       return ARGP_ERR_UNKNOWN;

@@ -106,7 +106,7 @@ parse_exec (int key, char *arg, struct argp_state *state)
       in->o.pid_file = arg;
       break;
     case OPT_PRESERVE_FDS:
-      in->o.preserve_fds = atoi (arg);
+      in->o.preserve_fds = ar_cmd_parse_fd_count (arg, state);
       break;
     case 'g':
     case OPT_IGNORED:

@@ -27,8 +27,8 @@ parse_ps (int key, char *arg, struct argp_state *state)
         argp_error (state, "--format: expected table or json, not `%s`", arg);
       break;
     case ARGP_KEY_ARG:
-      if (state->arg_num == 0)
-        in->id = arg;
+      in->id = arg;
+      state->next = state->argc; /* the rest are ps(1) options, as in runc */
       break;
     case ARGP_KEY_END:
       ar_cmd_check_args (state, 1, (unsigned) -1);
@@ -48,6 +48,6 @@ cmd_ps (struct ar_globals *g, int argc, char **argv, ar_error_t *err)
   };
   struct ps_input in = { 0 };
 
-  ar_cmd_parse (&argp, argc, argv, 0, &in);
+  ar_cmd_parse (&argp, argc, argv, ARGP_IN_ORDER, &in);
   return ar_container_unsupported (g, in.id, "ps", err);
 }

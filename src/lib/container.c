@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,10 +20,19 @@
 #include "state.h"
 #include "utils.h"
 
+/* runc's rule: --root, else $XDG_RUNTIME_DIR/agentrt for a non-root user, else /run/agentrt.  */
 const char *
 container_root (const struct ar_globals *g)
 {
-  return g->root && *g->root ? g->root : STATE_DEFAULT_ROOT;
+  static char xdg[PATH_MAX];
+  const char *run = getenv ("XDG_RUNTIME_DIR");
+
+  if (g->root && *g->root)
+    return g->root;
+  if (geteuid () != 0 && run && *run
+      && snprintf (xdg, sizeof xdg, "%s/agentrt", run) < (int) sizeof xdg)
+    return xdg;
+  return STATE_DEFAULT_ROOT;
 }
 
 int

@@ -8,6 +8,7 @@
 #include <seccomp.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "features.h"
 #include "json.h"
@@ -26,6 +27,25 @@ write_named (struct ar_json *j, const char *key, const struct spec_named_value *
   ar_json_arr_open (j);
   for (; v->name; v++)
     ar_json_str (j, v->name);
+  ar_json_arr_close (j);
+}
+
+/* The parser knows idmap, ridmap and tmpcopyup, but mounts.c does not apply them.  */
+static void
+write_mount_options (struct ar_json *j)
+{
+  static const char *const not_applied[] = { "idmap", "ridmap", "tmpcopyup" };
+
+  ar_json_key (j, "mountOptions");
+  ar_json_arr_open (j);
+  for (const char *const *o = spec_mount_options; *o; o++)
+    {
+      bool skip = false;
+      for (size_t i = 0; i < ARRAY_SIZE (not_applied); i++)
+        skip = skip || strcmp (*o, not_applied[i]) == 0;
+      if (!skip)
+        ar_json_str (j, *o);
+    }
   ar_json_arr_close (j);
 }
 
@@ -122,8 +142,7 @@ features_json (void)
   ar_json_kstr (j, "ociVersionMax", OCI_SPEC_VERSION);
   ar_json_key (j, "hooks");
   ar_json_strv (j, spec_hook_names, SPEC_HOOK_N);
-  ar_json_key (j, "mountOptions");
-  ar_json_strv (j, spec_mount_options, ar_strv_len ((char *const *) spec_mount_options));
+  write_mount_options (j);
   write_linux (j);
   write_annotations (j);
   ar_json_obj_close (j);

@@ -110,12 +110,41 @@ load_config (struct create_ctx *c, ar_error_t *err)
   return spec_parse (c->config_text, "config.json", &c->spec, err);
 }
 
+/* A control the config asks for and this build cannot apply fails create: a sandbox must never
+   look confined when it is not.  Device rules are only logged at debug level: every engine
+   sends them, and without a cgroup they are not enforced (issue 8); the container still gets
+   no device nodes beyond the default ones and linux.devices.  */
+static int
+check_unsupported (const struct spec *s, ar_error_t *err)
+{
+  const struct spec_resources *r = &s->linux_.resources;
+  const char *what = NULL;
+
+  if (s->linux_.has_seccomp)
+    what = "linux.seccomp";
+  else if (r->has_memory || r->has_cpu || r->pids_limit.set || r->has_block_io
+           || r->n_hugepage_limits || r->has_network || r->n_rdma || r->unified.n)
+    what = "linux.resources (cgroup limits)";
+  else if (s->process.has_scheduler)
+    what = "process.scheduler";
+  else if (s->process.has_io_priority)
+    what = "process.ioPriority";
+  else if (s->process.exec_cpu_affinity_initial || s->process.exec_cpu_affinity_final)
+    what = "process.execCPUAffinity";
+  if (what)
+    return ar_make_error (err, ENOSYS, "config.json: %s: not supported yet", what);
+  if (r->n_devices > 0)
+    ar_debug ("config.json: linux.resources.devices: not enforced yet (no device cgroup)");
+  return 0;
+}
+
 /* Everything create checks before it touches the machine.  */
 static int
 prepare_create (struct create_ctx *c, ar_error_t *err)
 {
   if (state_check_id (c->id, err) < 0 || resolve_bundle (c->o->bundle, &c->bundle, err) < 0
-      || load_config (c, err) < 0 || check_rootfs (c, err) < 0 || check_process (c, err) < 0)
+      || load_config (c, err) < 0 || check_rootfs (c, err) < 0 || check_process (c, err) < 0
+      || check_unsupported (c->spec, err) < 0)
     return -1;
   return namespaces_plan (c->spec, &c->ns, err);
 }
@@ -260,9 +289,12 @@ create_in (struct create_ctx *c, int dirfd, pid_t *pid_out, ar_error_t *err)
   pid_t pid = 0;
 
   c->st = new_state (c);
-  if (ar_write_file_atomic (dirfd, CONFIG_COPY, c->config_text, strlen (c->config_text), 0600, err)
-          < 0
-      || state_save (dirfd, c->st, err) < 0 || spawn (c, dirfd, &pid, err) < 0)
+  /* state.json first: the window in which the directory has none is as short as it can be.  */
+  if (state_save (dirfd, c->st, err) < 0
+      || ar_write_file_atomic (dirfd, CONFIG_COPY, c->config_text, strlen (c->config_text), 0600,
+                               err)
+             < 0
+      || spawn (c, dirfd, &pid, err) < 0)
     return -1;
   c->st->pid = pid;
   c->st->pid_start = state_proc_start_time (pid);
@@ -478,7 +510,7 @@ ar_container_kill (const struct ar_globals *g, const char *id, int sig, bool all
   if (container_load_locked (g, id, false, &dirfd, &s, err) < 0)
     return -1;
   if (s->status == STATE_STOPPED)
-    return ar_make_error (err, 0, "container `%s` is not running", id);
+    return ar_make_error (err, 0, "cannot kill container `%s`: container not running", id);
   return signal_container (s, sig, all, err);
 }
 
@@ -529,10 +561,28 @@ delete_locked (const struct ar_globals *g, int dirfd, struct state *s, bool forc
 }
 
 static bool
-container_exists (const struct ar_globals *g, const char *id)
+container_has (const struct ar_globals *g, const char *id, const char *file)
 {
-  cleanup_free char *path = xasprintf ("%s/%s/state.json", container_root (g), id);
+  cleanup_free char *path = xasprintf ("%s/%s%s", container_root (g), id, file);
   return access (path, F_OK) == 0;
+}
+
+/* A create killed before it wrote state.json (containerd kills a runtime that times out) leaves
+   a directory that would block its id forever; once its lock is free, nothing owns it.  */
+static int
+remove_half_made (const struct ar_globals *g, const char *id, ar_error_t *err)
+{
+  cleanup_close int rootfd = state_root_open (container_root (g), false, err);
+  cleanup_close int dirfd = -1;
+
+  if (rootfd < 0)
+    return -1;
+  dirfd = state_dir_lock (rootfd, id, true, err);
+  if (dirfd < 0)
+    return -1;
+  if (faccessat (dirfd, "state.json", F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+    return 1; /* the create finished meanwhile */
+  return state_dir_remove (rootfd, id, err);
 }
 
 int
@@ -540,11 +590,28 @@ ar_container_delete (const struct ar_globals *g, const char *id, bool force, ar_
 {
   cleanup_state struct state *s = NULL;
   cleanup_close int dirfd = -1;
+  int r;
 
-  if (force && state_check_id (id, NULL) == 0 && !container_exists (g, id))
+  if (state_check_id (id, err) < 0)
+    return -1;
+  if (container_has (g, id, "") && !container_has (g, id, "/state.json"))
+    {
+      r = remove_half_made (g, id, err);
+      if (r <= 0)
+        return r;
+    }
+  if (force && !container_has (g, id, "/state.json"))
     return 0;
   if (container_load_locked (g, id, true, &dirfd, &s, err) < 0)
-    return -1;
+    {
+      /* Another delete --force won the race: the container is gone, which is what we want.  */
+      if (force && !container_has (g, id, "/state.json"))
+        {
+          ar_error_release (err);
+          return 0;
+        }
+      return -1;
+    }
   return delete_locked (g, dirfd, s, force, err);
 }
 

@@ -102,7 +102,7 @@ void
 namespaces_plan_release (struct ns_plan *p)
 {
   for (size_t i = 0; i < SPEC_NS_N; i++)
-    ar_closep (&p->join_fd[i]), p->join_fd[i] = -1;
+    ar_closep (&p->join_fd[i]);
 }
 
 static int

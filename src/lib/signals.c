@@ -49,7 +49,7 @@ ar_signal_parse (const char *s)
 
   if (s == NULL || *s == '\0')
     return -1;
-  if (ar_parse_int64 (s, 1, SIGRTMAX, &n))
+  if (ar_parse_int64 (s, 0, SIGRTMAX, &n))
     return (int) n;
   if (strncasecmp (s, "SIG", 3) == 0)
     s += 3;

@@ -169,6 +169,17 @@ state_dir_lock (int rootfd, const char *id, bool exclusive, ar_error_t *err)
   return steal_fd (&fd);
 }
 
+/* d_type is DT_UNKNOWN on some filesystems: ask then.  */
+static bool
+is_dir_at (int dirfd, const struct dirent *de)
+{
+  struct stat st;
+
+  if (de->d_type != DT_UNKNOWN)
+    return de->d_type == DT_DIR;
+  return fstatat (dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR (st.st_mode);
+}
+
 static int
 remove_tree_at (int parentfd, const char *name, ar_error_t *err)
 {
@@ -186,7 +197,7 @@ remove_tree_at (int parentfd, const char *name, ar_error_t *err)
     {
       if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
         continue;
-      if (de->d_type == DT_DIR)
+      if (is_dir_at (dirfd (d), de))
         ret = remove_tree_at (dirfd (d), de->d_name, err);
       else if (unlinkat (dirfd (d), de->d_name, 0) < 0 && errno != ENOENT)
         ret = ar_make_error (err, errno, "remove `%s/%s`", name, de->d_name);
@@ -404,7 +415,7 @@ state_list_ids (int rootfd, char ***ids, ar_error_t *err)
   v = xzalloc (sizeof *v);
   while ((de = readdir (d)) != NULL)
     {
-      if (de->d_type != DT_DIR || state_check_id (de->d_name, NULL) < 0)
+      if (!is_dir_at (rootfd, de) || state_check_id (de->d_name, NULL) < 0)
         continue;
       if (!has_state_file (rootfd, de->d_name))
         continue;

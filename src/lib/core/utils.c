@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -94,6 +95,7 @@ ar_closep (int *fd)
       int saved = errno;
       close (*fd);
       errno = saved;
+      *fd = -1;
     }
 }
 
@@ -189,15 +191,36 @@ ar_write_all (int fd, const char *buf, size_t len, const char *what, ar_error_t 
   return 0;
 }
 
+/* A new temporary file beside `name`: O_EXCL|O_NOFOLLOW with a random suffix, so a name planted
+   in a shared directory (a symlink to a host file) is never opened.  */
+static int
+open_temp (int dirfd, const char *name, mode_t mode, char **tmp, ar_error_t *err)
+{
+  for (int tries = 0; tries < 100; tries++)
+    {
+      unsigned long long r = 0;
+      int fd;
+
+      if (getentropy (&r, sizeof r) < 0)
+        r = (unsigned long long) getpid () * 2654435761u + (unsigned long long) tries;
+      free (*tmp);
+      *tmp = xasprintf (".%s.%016llx", name, r);
+      fd = openat (dirfd, *tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+      if (fd >= 0 || errno != EEXIST)
+        return fd >= 0 ? fd : ar_make_error (err, errno, "create `%s`", *tmp);
+    }
+  return ar_make_error (err, EEXIST, "create a temporary file for `%s`", name);
+}
+
 int
 ar_write_file_atomic (int dirfd, const char *name, const char *buf, size_t len, mode_t mode,
                       ar_error_t *err)
 {
-  cleanup_free char *tmp = xasprintf (".%s.tmp.%d", name, (int) getpid ());
-  cleanup_close int fd = openat (dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  cleanup_free char *tmp = NULL;
+  cleanup_close int fd = open_temp (dirfd, name, mode, &tmp, err);
 
   if (fd < 0)
-    return ar_make_error (err, errno, "create `%s`", tmp);
+    return -1;
   if (ar_write_all (fd, buf, len, tmp, err) < 0 || (fsync (fd) < 0 && errno != EINVAL))
     {
       if (err && *err == NULL)
