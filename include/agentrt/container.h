@@ -41,7 +41,7 @@ struct ar_exec_opts
   char **argv;              /* the command, when there is no --process */
   int argc;
   const char *console_socket, *pid_file, *cwd, *user;
-  char **env, **caps; /* -e and --cap, NULL-terminated */
+  char **env, **caps, **gids; /* -e, --cap and -g, NULL-terminated */
   int preserve_fds;
   bool tty, detach, no_new_privs;
 };

@@ -40,7 +40,7 @@ struct exec_input
 {
   const char *id;
   struct ar_exec_opts o;
-  size_t n_env, n_caps;
+  size_t n_env, n_caps, n_gids;
 };
 
 static void
@@ -109,6 +109,8 @@ parse_exec (int key, char *arg, struct argp_state *state)
       in->o.preserve_fds = ar_cmd_parse_fd_count (arg, state);
       break;
     case 'g':
+      push (&in->o.gids, &in->n_gids, arg);
+      break;
     case OPT_IGNORED:
     case OPT_IGNORED + 1:
       break;
@@ -143,5 +145,6 @@ cmd_exec (struct ar_globals *g, int argc, char **argv, ar_error_t *err)
   ret = ar_container_exec (g, in.id, &in.o, err);
   free (in.o.env);
   free (in.o.caps);
+  free (in.o.gids);
   return ret;
 }

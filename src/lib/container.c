@@ -172,28 +172,16 @@ ar_version_text (void)
                     PACKAGE_VERSION, GIT_COMMIT, OCI_SPEC_VERSION, scmp, tags);
 }
 
-static int
-check_exec_process (const struct ar_exec_opts *o, ar_error_t *err)
-{
-  cleanup_free char *text = NULL;
-  cleanup_spec_process struct spec_process *p = NULL;
-
-  if (o->process_file == NULL)
-    {
-      if (o->argc <= 0)
-        return ar_make_error (err, 0, "exec: a command or --process is required");
-      return 0;
-    }
-  if (ar_read_file (o->process_file, 0, &text, NULL, err) < 0)
-    return -1;
-  return spec_parse_process (text, o->process_file, &p, err);
-}
-
+/* The stored config, for the hooks of later commands.  */
 int
-ar_container_exec (const struct ar_globals *g, const char *id, const struct ar_exec_opts *o,
-                   ar_error_t *err)
+container_load_config (int dirfd, struct spec **out, ar_error_t *err)
 {
-  if (state_check_id (id, err) < 0 || check_exec_process (o, err) < 0)
+  cleanup_close int fd = openat (dirfd, CONFIG_COPY, O_RDONLY | O_CLOEXEC);
+  cleanup_free char *text = NULL;
+
+  if (fd < 0)
+    return ar_make_error (err, errno, "open the container's config");
+  if (ar_read_fd (fd, CONFIG_COPY, 0, &text, NULL, err) < 0)
     return -1;
-  return ar_container_unsupported (g, id, "exec", err);
+  return spec_parse (text, "config.json", out, err);
 }

@@ -3,6 +3,7 @@
 #define AGENTRT_CONTAINER_INTERNAL_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "agentrt/container.h"
 #include "state.h"
@@ -12,5 +13,12 @@ const char *container_root (const struct ar_globals *g);
    dirfd_out the locked directory fd is handed over (the lock lives with it).  */
 int container_load_locked (const struct ar_globals *g, const char *id, bool exclusive,
                            int *dirfd_out, struct state **out, ar_error_t *err);
+
+/* Write a pid file atomically, as runc does (engines poll for it).  */
+int container_write_pid_file (const char *path, pid_t pid, ar_error_t *err);
+/* The copy of config.json that create keeps in the state directory.  */
+#define CONFIG_COPY "config.json"
+struct spec;
+int container_load_config (int dirfd, struct spec **out, ar_error_t *err);
 
 #endif

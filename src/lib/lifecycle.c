@@ -34,7 +34,6 @@
 #include "utils.h"
 
 #define EXEC_FIFO "exec.fifo"
-#define CONFIG_COPY "config.json"
 
 /* What create works from, gathered before it touches the machine.  */
 struct create_ctx
@@ -239,8 +238,8 @@ runtime_hooks (pid_t init_pid, void *data, char **creating, char **created, ar_e
   return 0;
 }
 
-static int
-write_pid_file (const char *path, pid_t pid, ar_error_t *err)
+int
+container_write_pid_file (const char *path, pid_t pid, ar_error_t *err)
 {
   cleanup_free char *dir = NULL;
   cleanup_free char *text = xasprintf ("%d", (int) pid);
@@ -300,7 +299,7 @@ create_in (struct create_ctx *c, int dirfd, pid_t *pid_out, ar_error_t *err)
   c->st->pid_start = state_proc_start_time (pid);
   c->st->status = STATE_CREATED;
   if (state_save (dirfd, c->st, err) < 0
-      || (c->o->pid_file && write_pid_file (c->o->pid_file, pid, err) < 0))
+      || (c->o->pid_file && container_write_pid_file (c->o->pid_file, pid, err) < 0))
     {
       (void) kill (pid, SIGKILL);
       return -1;
@@ -345,20 +344,6 @@ ar_container_create (const struct ar_globals *g, const char *id, const struct ar
   return create_container (g, id, o, &pid, err);
 }
 
-/* The stored config, for the hooks of later commands.  */
-static int
-load_config_copy (int dirfd, struct spec **out, ar_error_t *err)
-{
-  cleanup_close int fd = openat (dirfd, CONFIG_COPY, O_RDONLY | O_CLOEXEC);
-  cleanup_free char *text = NULL;
-
-  if (fd < 0)
-    return ar_make_error (err, errno, "open the container's config");
-  if (ar_read_fd (fd, CONFIG_COPY, 0, &text, NULL, err) < 0)
-    return -1;
-  return spec_parse (text, "config.json", out, err);
-}
-
 /* A failing poststart or poststop hook is a warning: the runtime-spec says the lifecycle goes
    on.  */
 static void
@@ -368,7 +353,7 @@ run_hooks_warn (int dirfd, struct state *s, enum spec_hook_kind kind, const char
   cleanup_free char *json = NULL;
   ar_error_t err = NULL;
 
-  if (load_config_copy (dirfd, &spec, &err) == 0 && spec->hooks[kind].n > 0)
+  if (container_load_config (dirfd, &spec, &err) == 0 && spec->hooks[kind].n > 0)
     {
       json = state_to_oci_json (s, NULL);
       (void) hooks_run (&spec->hooks[kind], name, json, &err);
@@ -615,66 +600,6 @@ ar_container_delete (const struct ar_globals *g, const char *id, bool force, ar_
   return delete_locked (g, dirfd, s, force, err);
 }
 
-/* run: the signals forwarded to the init, and SIGCHLD, arrive on a signalfd.  */
-static int
-block_signals (sigset_t *set, ar_error_t *err)
-{
-  static const int forwarded[]
-      = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT, SIGPIPE, SIGALRM };
-  int fd;
-
-  sigemptyset (set);
-  sigaddset (set, SIGCHLD);
-  for (size_t i = 0; i < ARRAY_SIZE (forwarded); i++)
-    sigaddset (set, forwarded[i]);
-  if (sigprocmask (SIG_BLOCK, set, NULL) < 0)
-    return ar_make_error (err, errno, "block signals");
-  fd = signalfd (-1, set, SFD_CLOEXEC);
-  if (fd < 0)
-    return ar_make_error (err, errno, "signalfd");
-  return fd;
-}
-
-/* Reap what has exited (we are a subreaper); true once the init is among it.  */
-static bool
-reap (pid_t init, int *status)
-{
-  int st;
-  pid_t p;
-  bool done = false;
-
-  while ((p = waitpid (-1, &st, WNOHANG)) > 0)
-    if (p == init)
-      {
-        *status = WIFSIGNALED (st) ? 128 + WTERMSIG (st) : WEXITSTATUS (st);
-        done = true;
-      }
-  return done;
-}
-
-static int
-wait_forwarding (int sfd, pid_t init, ar_error_t *err)
-{
-  struct signalfd_siginfo si;
-  int status = 0;
-
-  for (;;)
-    {
-      ssize_t r = read (sfd, &si, sizeof si);
-      if (r < 0 && errno == EINTR)
-        continue;
-      if (r != sizeof si)
-        return ar_make_error (err, errno, "read signalfd");
-      if (si.ssi_signo == SIGCHLD)
-        {
-          if (reap (init, &status))
-            return status;
-        }
-      else
-        (void) kill (init, (int) si.ssi_signo);
-    }
-}
-
 static int
 run_foreground (const struct ar_globals *g, const char *id, const struct ar_create_opts *o, int sfd,
                 ar_error_t *err)
@@ -692,7 +617,7 @@ run_foreground (const struct ar_globals *g, const char *id, const struct ar_crea
     }
   if (o->detach)
     return 0;
-  status = wait_forwarding (sfd, pid, err);
+  status = process_wait_forwarding (sfd, pid, err);
   if (status < 0 || o->keep)
     return status;
   if (ar_container_delete (g, id, true, &derr) < 0)
@@ -716,7 +641,7 @@ ar_container_run (const struct ar_globals *g, const char *id, const struct ar_cr
      us and reaped here.  */
   if (prctl (PR_SET_CHILD_SUBREAPER, 1) < 0)
     return ar_make_error (err, errno, "become a subreaper");
-  sfd = block_signals (&set, err);
+  sfd = process_block_signals (&set, err);
   if (sfd < 0)
     return -1;
   ret = run_foreground (g, id, o, sfd, err);

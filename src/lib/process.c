@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #include <string.h>
 #include <linux/keyctl.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -492,6 +494,218 @@ process_spawn_init (const struct process_init_cfg *c, process_runtime_hooks_fn h
   close (sv[1]);
   sp.init_pid = sp.clone_pid;
   ret = parent_sync (c, sv[0], &sp, hooks, hooks_data, err);
+  close (sv[0]);
+  if (ret < 0)
+    {
+      spawn_kill (&sp);
+      return -1;
+    }
+  *pid = sp.init_pid;
+  return 0;
+}
+
+/* run and exec: the signals forwarded to the workload, and SIGCHLD, arrive on a signalfd.  */
+int
+process_block_signals (sigset_t *set, ar_error_t *err)
+{
+  static const int forwarded[]
+      = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT, SIGPIPE, SIGALRM };
+  int fd;
+
+  sigemptyset (set);
+  sigaddset (set, SIGCHLD);
+  for (size_t i = 0; i < ARRAY_SIZE (forwarded); i++)
+    sigaddset (set, forwarded[i]);
+  if (sigprocmask (SIG_BLOCK, set, NULL) < 0)
+    return ar_make_error (err, errno, "block signals");
+  fd = signalfd (-1, set, SFD_CLOEXEC);
+  if (fd < 0)
+    return ar_make_error (err, errno, "signalfd");
+  return fd;
+}
+
+/* Reap what has exited (we are a subreaper); true once the init is among it.  */
+static bool
+reap (pid_t init, int *status)
+{
+  int st;
+  pid_t p;
+  bool done = false;
+
+  while ((p = waitpid (-1, &st, WNOHANG)) > 0)
+    if (p == init)
+      {
+        *status = WIFSIGNALED (st) ? 128 + WTERMSIG (st) : WEXITSTATUS (st);
+        done = true;
+      }
+  return done;
+}
+
+int
+process_wait_forwarding (int sfd, pid_t init, ar_error_t *err)
+{
+  struct signalfd_siginfo si;
+  int status = 0;
+
+  for (;;)
+    {
+      ssize_t r = read (sfd, &si, sizeof si);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r != sizeof si)
+        return ar_make_error (err, errno, "read signalfd");
+      if (si.ssi_signo == SIGCHLD)
+        {
+          if (reap (init, &status))
+            return status;
+        }
+      else
+        (void) kill (init, (int) si.ssi_signo);
+    }
+}
+
+/* exec.  The new process joins the init's namespaces (the ones that differ from ours), forks
+   once more when that put it in another pid or time namespace, and execs.  A failure before
+   execve goes up the socket; a successful execve closes it (SOCK_CLOEXEC), which is the
+   runtime's signal that the process runs.  */
+
+static const enum spec_ns_kind exec_join_order[] = {
+  SPEC_NS_USER, SPEC_NS_IPC,    SPEC_NS_UTS,  SPEC_NS_NETWORK,
+  SPEC_NS_PID,  SPEC_NS_CGROUP, SPEC_NS_TIME, SPEC_NS_MOUNT, /* mount last: it moves our root */
+};
+
+/* Open the init's namespaces before joining any: once in its mount namespace, /proc is its.  */
+static int
+open_init_namespaces (pid_t pid, int fds[SPEC_NS_N], ar_error_t *err)
+{
+  for (size_t i = 0; i < SPEC_NS_N; i++)
+    {
+      char theirs[64], ours[64];
+      struct stat a, b;
+
+      fds[i] = -1;
+      snprintf (theirs, sizeof theirs, "/proc/%d/ns/%s", (int) pid, spec_namespace_names[i].proc);
+      snprintf (ours, sizeof ours, "/proc/self/ns/%s", spec_namespace_names[i].proc);
+      if (stat (theirs, &a) < 0)
+        return ar_make_error (err, errno, "exec: namespace `%s` of the init", theirs);
+      if (stat (ours, &b) == 0 && a.st_ino == b.st_ino && a.st_dev == b.st_dev)
+        continue; /* shared with the runtime: nothing to join */
+      fds[i] = open (theirs, O_RDONLY | O_CLOEXEC);
+      if (fds[i] < 0)
+        return ar_make_error (err, errno, "exec: open `%s`", theirs);
+    }
+  return 0;
+}
+
+static int
+join_init_namespaces (const struct process_exec_cfg *c, bool *fork_again, ar_error_t *err)
+{
+  int fds[SPEC_NS_N];
+  int ret = open_init_namespaces (c->init_pid, fds, err);
+
+  *fork_again = fds[SPEC_NS_PID] >= 0 || fds[SPEC_NS_TIME] >= 0;
+  for (size_t i = 0; ret == 0 && i < ARRAY_SIZE (exec_join_order); i++)
+    {
+      enum spec_ns_kind k = exec_join_order[i];
+      if (fds[k] >= 0 && setns (fds[k], spec_namespace_names[k].clone_flag) < 0)
+        ret = ar_make_error (err, errno, "exec: join the %s namespace",
+                             spec_namespace_names[k].oci);
+    }
+  for (size_t i = 0; i < SPEC_NS_N; i++)
+    ar_closep (&fds[i]);
+  return ret;
+}
+
+static int
+exec_setup (const struct process_exec_cfg *c, int sock, char **exe, ar_error_t *err)
+{
+  bool fork_again = false;
+  pid_t pid;
+
+  if (join_init_namespaces (c, &fork_again, err) < 0)
+    return -1;
+  if (fork_again)
+    {
+      pid = fork ();
+      if (pid < 0)
+        return ar_make_error (err, errno, "exec: fork into the pid namespace");
+      if (pid > 0)
+        _exit (sync_send (sock, SYNC_INIT_PID, 0, pid, NULL) < 0 ? EXIT_FAILURE : EXIT_SUCCESS);
+    }
+  if (rlimits_apply (c->proc, err) < 0)
+    return -1;
+  if (chdir (c->proc->cwd) < 0)
+    return ar_make_error (err, errno, "exec: chdir to `%s`", c->proc->cwd);
+  return process_find_executable (c->proc->args.v[0], c->env, exe, err);
+}
+
+static void __attribute__ ((noreturn)) exec_main (const struct process_exec_cfg *c, int sock)
+{
+  ar_error_t err = NULL;
+  cleanup_free char *exe = NULL;
+  sigset_t none;
+
+  sigemptyset (&none);
+  if (sigprocmask (SIG_SETMASK, &none, NULL) < 0 || prctl (PR_SET_PDEATHSIG, SIGKILL) < 0
+      || prctl (PR_SET_DUMPABLE, 0) < 0)
+    {
+      ar_make_error (&err, errno, "exec: prepare the process");
+      child_fail (sock, &err);
+    }
+  if (exec_setup (c, sock, &exe, &err) < 0 || creds_apply (c->proc, &err) < 0
+      || prepare_fds (c->extra_fds, &err) < 0)
+    child_fail (sock, &err);
+  (void) prctl (PR_SET_PDEATHSIG, 0);
+  execve (exe, c->proc->args.v, c->env);
+  ar_make_error (&err, errno, "exec `%s`", exe);
+  child_fail (sock, &err);
+}
+
+/* Messages of the exec'd process until its execve closes the socket.  */
+static int
+exec_parent (int sock, struct spawn *sp, ar_error_t *err)
+{
+  cleanup_free struct sync_msg *m = sync_msg_new ();
+
+  for (;;)
+    {
+      if (sync_recv (sock, m) < 0)
+        return errno == 0 ? 0 : ar_make_error (err, errno, "exec: sync with the process");
+      if (m->type == SYNC_ERROR)
+        return ar_make_error (err, m->status, "%s", m->payload);
+      if (m->type != SYNC_INIT_PID)
+        return ar_make_error (err, 0, "exec: unexpected message %d", m->type);
+      sp->init_pid = m->pid;
+      (void) waitpid (sp->clone_pid, NULL, 0);
+      sp->clone_pid = 0;
+    }
+}
+
+int
+process_spawn_exec (const struct process_exec_cfg *c, pid_t *pid, ar_error_t *err)
+{
+  int sv[2];
+  struct spawn sp = { 0, 0 };
+  int ret;
+
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+    return ar_make_error (err, errno, "socketpair");
+  sp.clone_pid = fork ();
+  if (sp.clone_pid < 0)
+    {
+      int e = errno;
+      close (sv[0]);
+      close (sv[1]);
+      return ar_make_error (err, e, "exec: fork");
+    }
+  if (sp.clone_pid == 0)
+    {
+      close (sv[0]);
+      exec_main (c, sv[1]);
+    }
+  close (sv[1]);
+  sp.init_pid = sp.clone_pid;
+  ret = exec_parent (sv[0], &sp, err);
   close (sv[0]);
   if (ret < 0)
     {

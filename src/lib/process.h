@@ -4,6 +4,7 @@
 #ifndef AGENTRT_PROCESS_H
 #define AGENTRT_PROCESS_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -33,6 +34,23 @@ typedef int (*process_runtime_hooks_fn) (pid_t init_pid, void *data, char **stat
  *pid is its pid.  On failure nothing of it is left running.  */
 int process_spawn_init (const struct process_init_cfg *c, process_runtime_hooks_fn hooks,
                         void *hooks_data, pid_t *pid, ar_error_t *err);
+
+/* exec: a new process in the namespaces of the container's init.  */
+struct process_exec_cfg
+{
+  pid_t init_pid;
+  const struct spec_process *proc; /* args, env, cwd, user, capabilities, rlimits… */
+  char **env;
+  int extra_fds;
+};
+/* Start it; *pid is its pid once it has exec'd (a failure before execve is reported here).  */
+int process_spawn_exec (const struct process_exec_cfg *c, pid_t *pid, ar_error_t *err);
+
+/* Block the signals run and exec forward, and SIGCHLD; returns a signalfd for them.  */
+int process_block_signals (sigset_t *set, ar_error_t *err);
+/* Forward signals to `pid` and reap until it exits (the caller is its parent or subreaper);
+   returns its status, 128+N for signal N.  */
+int process_wait_forwarding (int sfd, pid_t pid, ar_error_t *err);
 
 /* Resolve process.args[0] against PATH from `env` (runc's rule), in the current root.  */
 int process_find_executable (const char *name, char **env, char **out, ar_error_t *err);

@@ -1,0 +1,79 @@
+#!/usr/bin/env bats
+# agentrt exec: a new process in a running container's namespaces.
+load helpers
+
+setup() {
+  setup_busybox
+  update_config '.process.args = ["/bin/sleep", "1000"] | .hostname = "inside"'
+  agentrt_detached run -d -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+}
+teardown() { teardown_root; }
+
+@test "agentrt exec runs in the container's namespaces and rootfs" {
+  agentrt exec "$CID" sh -c 'echo pid=$$; hostname; cat /etc/passwd; ls /sys/class/net'
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" != "pid=1" ]
+  [[ "${lines[0]}" =~ ^pid=[0-9]+$ ]]
+  [ "${lines[1]}" = "inside" ]
+  [ "${lines[2]}" = "root:x:0:0:root:/root:/bin/sh" ]
+  [ "${lines[3]}" = "lo" ]
+}
+
+@test "agentrt exec exits with the process's status" {
+  agentrt exec "$CID" sh -c 'exit 9'
+  [ "$status" -eq 9 ]
+}
+
+@test "agentrt exec -u, -e, --cwd and --cap override the container's process" {
+  agentrt exec -u 1000:1000 -e GREETING=hi --cwd /tmp "$CID" sh -c 'id -u; id -g; echo $GREETING; pwd'
+  [ "$status" -eq 0 ]
+  [ "${lines[*]}" = "1000 1000 hi /tmp" ]
+  agentrt exec --cap CAP_SYS_ADMIN "$CID" grep CapEff /proc/self/status
+  [ "$output" = "CapEff:	0000000020200420" ]
+}
+
+@test "agentrt exec --process runs a process.json" {
+  jq -n '{cwd: "/", args: ["/bin/sh", "-c", "echo from-json; id -u"], user: {uid: 7, gid: 7},
+          env: ["PATH=/bin"]}' >"$ROOT/process.json"
+  agentrt exec --process "$ROOT/process.json" "$CID"
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = "from-json" ]
+  [ "${lines[1]}" = "7" ]
+}
+
+@test "agentrt exec -d --pid-file leaves the process running in the container" {
+  agentrt_detached exec -d --pid-file "$ROOT/exec.pid" "$CID" sleep 777
+  [ "$status" -eq 0 ]
+  pid=$(cat "$ROOT/exec.pid")
+  [ "$(tr '\0' ' ' </proc/$pid/cmdline)" = "sleep 777 " ]
+  init=$(__agentrt state "$CID" | jq -r .pid)
+  [ "$(readlink /proc/$pid/ns/pid)" = "$(readlink /proc/$init/ns/pid)" ]
+  [ "$(readlink /proc/$pid/ns/mnt)" = "$(readlink /proc/$init/ns/mnt)" ]
+}
+
+@test "agentrt exec of a missing binary fails naming it" {
+  agentrt exec "$CID" /no/such/tool
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"exec \`/no/such/tool\`: No such file or directory"* ]]
+}
+
+@test "agentrt exec passes no host fd in" {
+  run __agentrt exec "$CID" sh -c 'ls /proc/self/fd | sort -n | tr "\n" " "' 7</dev/null
+  [ "$status" -eq 0 ]
+  [ "$output" = "0 1 2 3 " ]
+}
+
+@test "agentrt exec into a stopped container fails" {
+  __agentrt kill "$CID" KILL
+  for _ in $(seq 50); do [ "$(__agentrt state "$CID" | jq -r .status)" = stopped ] && break; sleep 0.1; done
+  agentrt exec "$CID" true
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"cannot exec in container \`$CID\`: it is stopped"* ]]
+}
+
+@test "agentrt exec -t says terminals are not supported yet" {
+  agentrt exec -t "$CID" true
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"not supported yet"* ]]
+}
