@@ -71,9 +71,3 @@ teardown() { teardown_root; }
   [ "$status" -eq 1 ]
   [[ "$output" == *"cannot exec in container \`$CID\`: it is stopped"* ]]
 }
-
-@test "agentrt exec -t says terminals are not supported yet" {
-  agentrt exec -t "$CID" true
-  [ "$status" -eq 1 ]
-  [[ "$output" == *"not supported yet"* ]]
-}

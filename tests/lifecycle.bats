@@ -271,14 +271,6 @@ HOOK
   [ "$(state_dirs_left)" -eq 0 ]
 }
 
-@test "agentrt create: a process.terminal config says terminals are not supported yet" {
-  update_config '.process.terminal = true'
-  agentrt_detached create -b "$BUNDLE" "$CID"
-  [ "$status" -eq 1 ]
-  [[ "$output" == *"process.terminal: not supported yet"* ]]
-  [ "$(state_dirs_left)" -eq 0 ]
-}
-
 @test "agentrt create: controls this build cannot apply fail loudly, and leave nothing" {
   for f in '.linux.seccomp = {"defaultAction": "SCMP_ACT_ALLOW"}' \
            '.linux.resources.memory = {"limit": 100000000}' \

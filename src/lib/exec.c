@@ -15,6 +15,7 @@
 #include "process.h"
 #include "spec.h"
 #include "state.h"
+#include "terminal.h"
 #include "utils.h"
 
 static void
@@ -162,9 +163,8 @@ load_process (int dirfd, const struct ar_exec_opts *o, struct spec **spec,
     }
   if (apply_overrides (o, *out, err) < 0)
     return -1;
-  if ((*out)->terminal)
-    return ar_make_error (err, ENOSYS,
-                          "exec: a terminal (-t, process.terminal): not supported yet");
+  if ((*out)->terminal && o->detach && o->console_socket == NULL)
+    return ar_make_error (err, 0, "exec: a terminal with --detach needs --console-socket");
   return 0;
 }
 
@@ -176,6 +176,7 @@ exec_in (const struct state *s, const struct ar_exec_opts *o, struct spec_proces
       = { .init_pid = s->pid, .proc = p, .env = p->env.v, .extra_fds = o->preserve_fds };
   sigset_t set;
   cleanup_close int sfd = -1;
+  cleanup_close int console = -1;
   pid_t pid;
   int status;
 
@@ -189,13 +190,20 @@ exec_in (const struct state *s, const struct ar_exec_opts *o, struct spec_proces
       if (sfd < 0)
         return -1;
     }
-  if (process_spawn_exec (&cfg, &pid, err) < 0)
+  if (process_spawn_exec (&cfg, &pid, &console, err) < 0)
     return -1;
   if (o->pid_file && container_write_pid_file (o->pid_file, pid, err) < 0)
     return -1;
+  if (console >= 0 && o->console_socket)
+    {
+      if (terminal_send_to_socket (o->console_socket, console, err) < 0)
+        return -1;
+      ar_closep (&console);
+    }
   if (o->detach)
     return 0;
-  status = process_wait_forwarding (sfd, pid, err);
+  status = console >= 0 ? terminal_proxy_wait (console, sfd, pid, err)
+                        : process_wait_forwarding (sfd, pid, err);
   (void) sigprocmask (SIG_UNBLOCK, &set, NULL);
   return status;
 }

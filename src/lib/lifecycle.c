@@ -31,6 +31,7 @@
 #include "process.h"
 #include "spec.h"
 #include "state.h"
+#include "terminal.h"
 #include "utils.h"
 
 #define EXEC_FIFO "exec.fifo"
@@ -40,6 +41,8 @@ struct create_ctx
 {
   const char *id;
   const struct ar_create_opts *o;
+  bool foreground; /* run without --detach: a terminal is proxied, not sent */
+  int console;     /* the pty master while we hold it, else -1 */
   char *bundle, *rootfs;
   char *config_text;
   struct spec *spec;
@@ -56,6 +59,7 @@ create_ctx_release (struct create_ctx *c)
   spec_free (c->spec);
   namespaces_plan_release (&c->ns);
   state_free (c->st);
+  ar_closep (&c->console);
 }
 
 static int
@@ -92,8 +96,13 @@ check_process (const struct create_ctx *c, ar_error_t *err)
 
   if (!s->has_process)
     return ar_make_error (err, 0, "config.json: process: is required to create a container");
-  if (s->process.terminal)
-    return ar_make_error (err, ENOSYS, "config.json: process.terminal: not supported yet");
+  /* runc's rule: a terminal must go somewhere once the runtime has exited.  */
+  if (s->process.terminal && c->o->console_socket == NULL && !c->foreground)
+    return ar_make_error (err, 0,
+                          "config.json: process.terminal needs --console-socket when the "
+                          "container is not run in the foreground");
+  if (!s->process.terminal && c->o->console_socket)
+    return ar_make_error (err, 0, "--console-socket needs process.terminal in config.json");
   if (c->o->preserve_fds < 0)
     return ar_make_error (err, 0, "--preserve-fds: must not be negative");
   return 0;
@@ -278,7 +287,7 @@ spawn (struct create_ctx *c, int dirfd, pid_t *pid, ar_error_t *err)
   cfg.fifo_fd = fifo;
   cfg.env = env;
   cfg.extra_fds = c->o->preserve_fds + n_listen;
-  return process_spawn_init (&cfg, runtime_hooks, c, pid, err);
+  return process_spawn_init (&cfg, runtime_hooks, c, pid, &c->console, err);
 }
 
 /* From the state directory on: the init, then its state and pid file.  */
@@ -299,22 +308,28 @@ create_in (struct create_ctx *c, int dirfd, pid_t *pid_out, ar_error_t *err)
   c->st->pid_start = state_proc_start_time (pid);
   c->st->status = STATE_CREATED;
   if (state_save (dirfd, c->st, err) < 0
-      || (c->o->pid_file && container_write_pid_file (c->o->pid_file, pid, err) < 0))
+      || (c->o->pid_file && container_write_pid_file (c->o->pid_file, pid, err) < 0)
+      || (c->o->console_socket
+          && terminal_send_to_socket (c->o->console_socket, c->console, err) < 0))
     {
       (void) kill (pid, SIGKILL);
       return -1;
     }
+  if (c->o->console_socket)
+    ar_closep (&c->console);
   *pid_out = pid;
   return 0;
 }
 
 #define cleanup_create_ctx __attribute__ ((cleanup (create_ctx_release)))
 
+/* foreground: `run` without --detach, which keeps the pty master (*console) to proxy it.  */
 static int
 create_container (const struct ar_globals *g, const char *id, const struct ar_create_opts *o,
-                  pid_t *pid, ar_error_t *err)
+                  bool foreground, pid_t *pid, int *console, ar_error_t *err)
 {
-  cleanup_create_ctx struct create_ctx c = { .id = id, .o = o };
+  cleanup_create_ctx struct create_ctx c
+      = { .id = id, .o = o, .foreground = foreground, .console = -1 };
   cleanup_close int rootfd = -1;
   cleanup_close int dirfd = -1;
 
@@ -333,6 +348,7 @@ create_container (const struct ar_globals *g, const char *id, const struct ar_cr
       (void) state_dir_remove (rootfd, id, NULL); /* the error in hand is the one to report */
       return -1;
     }
+  *console = steal_fd (&c.console);
   return 0;
 }
 
@@ -341,7 +357,8 @@ ar_container_create (const struct ar_globals *g, const char *id, const struct ar
                      ar_error_t *err)
 {
   pid_t pid;
-  return create_container (g, id, o, &pid, err);
+  int console = -1;
+  return create_container (g, id, o, false, &pid, &console, err);
 }
 
 /* A failing poststart or poststop hook is a warning: the runtime-spec says the lifecycle goes
@@ -607,8 +624,9 @@ run_foreground (const struct ar_globals *g, const char *id, const struct ar_crea
   pid_t pid = 0;
   int status;
   ar_error_t derr = NULL;
+  cleanup_close int console = -1;
 
-  if (create_container (g, id, o, &pid, err) < 0)
+  if (create_container (g, id, o, !o->detach, &pid, &console, err) < 0)
     return -1;
   if (ar_container_start (g, id, err) < 0)
     {
@@ -617,7 +635,8 @@ run_foreground (const struct ar_globals *g, const char *id, const struct ar_crea
     }
   if (o->detach)
     return 0;
-  status = process_wait_forwarding (sfd, pid, err);
+  status = console >= 0 ? terminal_proxy_wait (console, sfd, pid, err)
+                        : process_wait_forwarding (sfd, pid, err);
   if (status < 0 || o->keep)
     return status;
   if (ar_container_delete (g, id, true, &derr) < 0)

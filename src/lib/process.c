@@ -37,6 +37,7 @@
 #include "process.h"
 #include "rlimits.h"
 #include "rootfs.h"
+#include "terminal.h"
 #include "utils.h"
 
 enum sync_type
@@ -46,6 +47,7 @@ enum sync_type
   SYNC_INIT_PID,
   SYNC_HOOKS_PLEASE,
   SYNC_HOOKS_DONE,
+  SYNC_CONSOLE, /* the pty master, with SCM_RIGHTS */
   SYNC_READY,
   SYNC_ERROR,
 };
@@ -58,6 +60,7 @@ struct sync_msg
   int type;
   int status; /* SYNC_ERROR: errno */
   int pid;    /* SYNC_INIT_PID */
+  int fd;     /* on receipt: an fd that came with the message (SYNC_CONSOLE), or -1 */
   size_t len; /* of payload */
   char payload[SYNC_PAYLOAD_MAX];
 };
@@ -80,17 +83,52 @@ sync_send (int fd, int type, int status, int pid, const char *msg)
   return sync_send_data (fd, type, status, pid, msg, msg ? strlen (msg) + 1 : 0);
 }
 
+static int
+sync_send_console (int sock, int master, ar_error_t *err)
+{
+  struct sync_msg h = { .type = SYNC_CONSOLE };
+  char cbuf[CMSG_SPACE (sizeof (int))] = { 0 };
+  struct iovec iov = { &h, offsetof (struct sync_msg, payload) };
+  struct msghdr mh
+      = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf };
+  struct cmsghdr *c = CMSG_FIRSTHDR (&mh);
+
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN (sizeof (int));
+  memcpy (CMSG_DATA (c), &master, sizeof master);
+  if (sendmsg (sock, &mh, MSG_NOSIGNAL) < 0)
+    return ar_make_error (err, errno, "send the pty master to the runtime");
+  return 0;
+}
+
+static int
+fd_from_cmsg (struct msghdr *mh)
+{
+  int fd = -1;
+
+  for (struct cmsghdr *c = CMSG_FIRSTHDR (mh); c; c = CMSG_NXTHDR (mh, c))
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+      memcpy (&fd, CMSG_DATA (c), sizeof fd);
+  return fd;
+}
+
 /* 0 on a message, -1 on EOF or error (errno 0 for EOF).  The payload is NUL-terminated.  */
 static int
 sync_recv (int fd, struct sync_msg *m)
 {
+  char cbuf[CMSG_SPACE (sizeof (int))];
+  struct iovec iov = { m, sizeof *m - 1 };
+  struct msghdr mh
+      = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf };
   ssize_t r;
 
   do
-    r = recv (fd, m, sizeof *m - 1, 0);
+    r = recvmsg (fd, &mh, MSG_CMSG_CLOEXEC);
   while (r < 0 && errno == EINTR);
   if (r >= (ssize_t) offsetof (struct sync_msg, payload))
     {
+      m->fd = fd_from_cmsg (&mh);
       m->len = (size_t) r - offsetof (struct sync_msg, payload);
       m->payload[m->len] = '\0';
       return 0;
@@ -250,6 +288,24 @@ join_session_keyring (const struct process_init_cfg *c, ar_error_t *err)
   return 0;
 }
 
+/* process.terminal: the pty is made from the container's own /dev/ptmx; the master goes to the
+   runtime.  */
+static int
+send_terminal (const struct spec_process *p, bool console, int sock, ar_error_t *err)
+{
+  int master;
+  int ret;
+
+  if (!p->terminal)
+    return 0;
+  master = terminal_setup_in_container (p, console, err);
+  if (master < 0)
+    return -1;
+  ret = sync_send_console (sock, master, err);
+  close (master);
+  return ret;
+}
+
 /* Everything up to the point where the init waits for `start`, in order.  */
 static int
 init_setup (const struct process_init_cfg *c, int sock, struct init_states *st, char **exe,
@@ -268,7 +324,8 @@ init_setup (const struct process_init_cfg *c, int sock, struct init_states *st, 
       || rootfs_prepare (&rc, err) < 0 || run_runtime_hooks (sock, st, err) < 0)
     return -1;
   if (hooks_run (&s->hooks[SPEC_HOOK_CREATE_CONTAINER], "createContainer", st->creating, err) < 0
-      || namespaces_apply_sysctl (s, c->ns, err) < 0 || rootfs_pivot (&rc, err) < 0)
+      || namespaces_apply_sysctl (s, c->ns, err) < 0 || rootfs_pivot (&rc, err) < 0
+      || send_terminal (&s->process, true, sock, err) < 0)
     return -1;
   if (creds_set_oom_score_adj (&s->process, err) < 0 || creds_set_personality (&s->linux_, err) < 0
       || rlimits_apply (&s->process, err) < 0 || join_session_keyring (c, err) < 0
@@ -385,11 +442,13 @@ struct spawn
 {
   pid_t clone_pid; /* our child; 0 once reaped */
   pid_t init_pid;  /* the init: clone_pid, or its child when it forked once more */
+  int console;     /* the pty master, when the process has a terminal; else -1 */
 };
 
 static void
 spawn_kill (struct spawn *sp)
 {
+  ar_closep (&sp->console);
   if (sp->init_pid > 0 && sp->init_pid != sp->clone_pid)
     (void) kill (sp->init_pid, SIGKILL); /* not our child: reaped by whoever adopts it */
   if (sp->clone_pid > 0)
@@ -440,6 +499,11 @@ parent_step (const struct process_init_cfg *c, int sock, struct spawn *sp, struc
       return 0;
     case SYNC_HOOKS_PLEASE:
       return send_states (sock, sp, hooks, data, err);
+    case SYNC_CONSOLE:
+      if (m->fd < 0)
+        return ar_make_error (err, 0, "container init sent no pty master");
+      sp->console = m->fd;
+      return 0;
     case SYNC_READY:
       return 1;
     case SYNC_ERROR:
@@ -469,10 +533,10 @@ parent_sync (const struct process_init_cfg *c, int sock, struct spawn *sp,
 
 int
 process_spawn_init (const struct process_init_cfg *c, process_runtime_hooks_fn hooks,
-                    void *hooks_data, pid_t *pid, ar_error_t *err)
+                    void *hooks_data, pid_t *pid, int *console, ar_error_t *err)
 {
   int sv[2];
-  struct spawn sp = { 0, 0 };
+  struct spawn sp = { 0, 0, -1 };
   int ret;
 
   if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
@@ -501,6 +565,7 @@ process_spawn_init (const struct process_init_cfg *c, process_runtime_hooks_fn h
       return -1;
     }
   *pid = sp.init_pid;
+  *console = sp.console;
   return 0;
 }
 
@@ -632,7 +697,7 @@ exec_setup (const struct process_exec_cfg *c, int sock, char **exe, ar_error_t *
       if (pid > 0)
         _exit (sync_send (sock, SYNC_INIT_PID, 0, pid, NULL) < 0 ? EXIT_FAILURE : EXIT_SUCCESS);
     }
-  if (rlimits_apply (c->proc, err) < 0)
+  if (rlimits_apply (c->proc, err) < 0 || send_terminal (c->proc, false, sock, err) < 0)
     return -1;
   if (chdir (c->proc->cwd) < 0)
     return ar_make_error (err, errno, "exec: chdir to `%s`", c->proc->cwd);
@@ -673,6 +738,11 @@ exec_parent (int sock, struct spawn *sp, ar_error_t *err)
         return errno == 0 ? 0 : ar_make_error (err, errno, "exec: sync with the process");
       if (m->type == SYNC_ERROR)
         return ar_make_error (err, m->status, "%s", m->payload);
+      if (m->type == SYNC_CONSOLE && m->fd >= 0)
+        {
+          sp->console = m->fd;
+          continue;
+        }
       if (m->type != SYNC_INIT_PID)
         return ar_make_error (err, 0, "exec: unexpected message %d", m->type);
       sp->init_pid = m->pid;
@@ -682,10 +752,10 @@ exec_parent (int sock, struct spawn *sp, ar_error_t *err)
 }
 
 int
-process_spawn_exec (const struct process_exec_cfg *c, pid_t *pid, ar_error_t *err)
+process_spawn_exec (const struct process_exec_cfg *c, pid_t *pid, int *console, ar_error_t *err)
 {
   int sv[2];
-  struct spawn sp = { 0, 0 };
+  struct spawn sp = { 0, 0, -1 };
   int ret;
 
   if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
@@ -713,5 +783,6 @@ process_spawn_exec (const struct process_exec_cfg *c, pid_t *pid, ar_error_t *er
       return -1;
     }
   *pid = sp.init_pid;
+  *console = sp.console;
   return 0;
 }

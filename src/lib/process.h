@@ -30,10 +30,11 @@ struct process_init_cfg
 typedef int (*process_runtime_hooks_fn) (pid_t init_pid, void *data, char **state_creating,
                                          char **state_created, ar_error_t *err);
 
-/* Start the init and take it through its setup; on success it is blocked on the exec fifo and
- *pid is its pid.  On failure nothing of it is left running.  */
+/* Start the init and take it through its setup; on success it is blocked on the exec fifo,
+   *pid is its pid and *console the master of its pty (process.terminal) or -1.  On failure
+   nothing of it is left running.  */
 int process_spawn_init (const struct process_init_cfg *c, process_runtime_hooks_fn hooks,
-                        void *hooks_data, pid_t *pid, ar_error_t *err);
+                        void *hooks_data, pid_t *pid, int *console, ar_error_t *err);
 
 /* exec: a new process in the namespaces of the container's init.  */
 struct process_exec_cfg
@@ -43,8 +44,10 @@ struct process_exec_cfg
   char **env;
   int extra_fds;
 };
-/* Start it; *pid is its pid once it has exec'd (a failure before execve is reported here).  */
-int process_spawn_exec (const struct process_exec_cfg *c, pid_t *pid, ar_error_t *err);
+/* Start it; *pid is its pid once it has exec'd (a failure before execve is reported here), and
+ *console its pty master (process.terminal) or -1.  */
+int process_spawn_exec (const struct process_exec_cfg *c, pid_t *pid, int *console,
+                        ar_error_t *err);
 
 /* Block the signals run and exec forward, and SIGCHLD; returns a signalfd for them.  */
 int process_block_signals (sigset_t *set, ar_error_t *err);

@@ -1,0 +1,204 @@
+/* Terminals for containers: pty creation in the container, the console socket, and the
+   foreground proxy.  */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "terminal.h"
+#include "utils.h"
+
+int
+terminal_send_fd (int sock, int fd, const char *name, ar_error_t *err)
+{
+  char cbuf[CMSG_SPACE (sizeof (int))] = { 0 };
+  struct iovec iov = { (void *) name, strlen (name) + 1 };
+  struct msghdr mh
+      = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf };
+  struct cmsghdr *c = CMSG_FIRSTHDR (&mh);
+
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN (sizeof (int));
+  memcpy (CMSG_DATA (c), &fd, sizeof fd);
+  if (sendmsg (sock, &mh, MSG_NOSIGNAL) < 0)
+    return ar_make_error (err, errno, "send the pty master");
+  return 0;
+}
+
+int
+terminal_send_to_socket (const char *path, int master, ar_error_t *err)
+{
+  struct sockaddr_un addr = { .sun_family = AF_UNIX };
+  cleanup_close int sock = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+  if (strlen (path) >= sizeof addr.sun_path)
+    return ar_make_error (err, ENAMETOOLONG, "--console-socket `%s`", path);
+  strcpy (addr.sun_path, path);
+  if (sock < 0 || connect (sock, (struct sockaddr *) &addr, sizeof addr) < 0)
+    return ar_make_error (err, errno, "connect to --console-socket `%s`", path);
+  /* runc sends the master's name with it; receivers such as conmon and containerd's
+     console.RecvFd read both.  */
+  return terminal_send_fd (sock, master, "/dev/ptmx", err);
+}
+
+static int
+bind_console (const char *slave, ar_error_t *err)
+{
+  cleanup_close int fd = open ("/dev/console", O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+
+  if (fd < 0)
+    return ar_make_error (err, errno, "create /dev/console");
+  if (mount (slave, "/dev/console", NULL, MS_BIND, NULL) < 0)
+    return ar_make_error (err, errno, "bind `%s` on /dev/console", slave);
+  return 0;
+}
+
+static int
+make_controlling (int slave, ar_error_t *err)
+{
+  if (setsid () < 0 && errno != EPERM) /* EPERM: already a session leader */
+    return ar_make_error (err, errno, "setsid");
+  if (ioctl (slave, TIOCSCTTY, 0) < 0)
+    return ar_make_error (err, errno, "make the pty the controlling terminal");
+  for (int i = 0; i < 3; i++)
+    if (dup2 (slave, i) < 0)
+      return ar_make_error (err, errno, "dup the pty to fd %d", i);
+  return 0;
+}
+
+int
+terminal_setup_in_container (const struct spec_process *p, bool console, ar_error_t *err)
+{
+  cleanup_close int master = open ("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+  cleanup_close int slave = -1;
+  char name[64];
+
+  if (master < 0)
+    return ar_make_error (err, errno, "open /dev/ptmx in the container");
+  if (unlockpt (master) < 0 || ptsname_r (master, name, sizeof name) != 0)
+    return ar_make_error (err, errno, "unlock the pty");
+  slave = open (name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (slave < 0)
+    return ar_make_error (err, errno, "open the pty `%s`", name);
+  if (p->has_console_size)
+    {
+      struct winsize ws = { .ws_row = p->console_height, .ws_col = p->console_width };
+      (void) ioctl (slave, TIOCSWINSZ, &ws); /* a size is advice, not a requirement */
+    }
+  if ((console && bind_console (name, err) < 0) || make_controlling (slave, err) < 0)
+    return -1;
+  return steal_fd (&master);
+}
+
+static void
+copy_winsize (int from, int to)
+{
+  struct winsize ws;
+  if (ioctl (from, TIOCGWINSZ, &ws) == 0)
+    (void) ioctl (to, TIOCSWINSZ, &ws);
+}
+
+/* Copy what is readable from `from` to `to`; false at EOF or error.  */
+static bool
+pump (int from, int to)
+{
+  char buf[16384];
+  ssize_t r = read (from, buf, sizeof buf);
+
+  if (r < 0 && (errno == EINTR || errno == EAGAIN))
+    return true;
+  if (r <= 0)
+    return false;
+  return ar_write_all (to, buf, (size_t) r, "terminal", NULL) == 0;
+}
+
+/* Reap; true once `pid` is among what exited.  */
+static bool
+reap_pid (pid_t pid, int *status)
+{
+  int st;
+  pid_t p;
+  bool done = false;
+
+  while ((p = waitpid (-1, &st, WNOHANG)) > 0)
+    if (p == pid)
+      {
+        *status = WIFSIGNALED (st) ? 128 + WTERMSIG (st) : WEXITSTATUS (st);
+        done = true;
+      }
+  return done;
+}
+
+/* One signal from the signalfd: resize, reap, or forward.  1 once `pid` has exited.  */
+static int
+on_signal (int sfd, int master, pid_t pid, int *status)
+{
+  struct signalfd_siginfo si;
+
+  if (read (sfd, &si, sizeof si) != sizeof si)
+    return errno == EINTR || errno == EAGAIN ? 0 : -1;
+  if (si.ssi_signo == SIGCHLD)
+    return reap_pid (pid, status) ? 1 : 0;
+  if (si.ssi_signo == SIGWINCH)
+    copy_winsize (0, master); /* the kernel tells the container's foreground group */
+  else
+    (void) kill (pid, (int) si.ssi_signo);
+  return 0;
+}
+
+static void
+drain (int master)
+{
+  int fl = fcntl (master, F_GETFL);
+  if (fl >= 0 && fcntl (master, F_SETFL, fl | O_NONBLOCK) == 0)
+    while (pump (master, 1))
+      ;
+}
+
+int
+terminal_proxy_wait (int master, int sfd, pid_t pid, ar_error_t *err)
+{
+  struct termios saved, raw;
+  bool is_tty = tcgetattr (0, &saved) == 0;
+  struct pollfd p[3] = { { sfd, POLLIN, 0 }, { master, POLLIN, 0 }, { 0, POLLIN, 0 } };
+  int status = -1, r = 0;
+
+  if (is_tty)
+    {
+      raw = saved;
+      cfmakeraw (&raw);
+      (void) tcsetattr (0, TCSANOW, &raw);
+      copy_winsize (0, master);
+    }
+  while (r == 0)
+    {
+      if (poll (p, 3, -1) < 0 && errno != EINTR)
+        break;
+      if (p[0].revents & POLLIN)
+        r = on_signal (sfd, master, pid, &status);
+      if ((p[1].revents & (POLLIN | POLLHUP)) && !pump (master, 1))
+        p[1].fd = -1; /* the container closed its side */
+      if ((p[2].revents & (POLLIN | POLLHUP)) && !pump (0, master))
+        p[2].fd = -1; /* our stdin ended */
+    }
+  drain (master);
+  if (is_tty)
+    (void) tcsetattr (0, TCSANOW, &saved);
+  if (status < 0)
+    return ar_make_error (err, errno, "wait for the container process");
+  return status;
+}
