@@ -2,7 +2,7 @@
 # create, start, run, state, kill, delete: the container's life, and what isolates it.
 load helpers
 
-setup() { setup_busybox; }
+setup() { setup_busybox; cp "$BUNDLE/config.json" "$ROOT/config.orig"; }
 teardown() { teardown_root; }
 
 # run_sh SCRIPT: `agentrt run` of /bin/sh -c SCRIPT.
@@ -276,11 +276,112 @@ HOOK
            '.linux.resources.memory = {"limit": 100000000}' \
            '.linux.resources.pids = {"limit": 10}' \
            '.process.scheduler = {"policy": "SCHED_OTHER"}'; do
-    cp "$ROOT/config.orig" "$BUNDLE/config.json" 2>/dev/null || cp "$BUNDLE/config.json" "$ROOT/config.orig"
+    cp "$ROOT/config.orig" "$BUNDLE/config.json"
     update_config "$f"
     agentrt_detached create -b "$BUNDLE" "$CID"
     [ "$status" -eq 1 ] || return 1
     [[ "$output" == *": not supported yet"* ]] || return 1
     [ "$(state_dirs_left)" -eq 0 ] || return 1
   done
+}
+
+@test "agentrt run: a namespace given by path is joined" {
+  update_config '.process.args = ["/bin/sleep", "1000"]'
+  agentrt_detached run -d -b "$BUNDLE" "$CID-a"
+  [ "$status" -eq 0 ]
+  a=$(__agentrt state "$CID-a" | jq -r .pid)
+  cp "$ROOT/config.orig" "$BUNDLE/config.json"
+  update_config --arg p "/proc/$a/ns/net" '.process.args = ["/bin/sh", "-c", "readlink /proc/self/ns/net"]
+    | .linux.namespaces |= map(if .type == "network" then .path = $p else . end)'
+  agentrt run -b "$BUNDLE" "$CID-b"
+  [ "$status" -eq 0 ]
+  [ "$output" = "$(readlink /proc/$a/ns/net)" ]
+}
+
+@test "agentrt run: linux.devices are created with their type, numbers and mode" {
+  update_config '.linux.devices = [{"path": "/dev/mynull", "type": "c", "major": 1, "minor": 3, "fileMode": 438}]'
+  run_sh 'ls -l /dev/mynull; echo x >/dev/mynull && echo written'
+  [ "$status" -eq 0 ]
+  [[ "${lines[0]}" == "crw-rw-rw-"*" 1, "*"3 "*"/dev/mynull" ]]
+  [ "${lines[1]}" = "written" ]
+}
+
+@test "agentrt run: namespaced sysctls apply in the container only; others are refused" {
+  host=$(cat /proc/sys/net/ipv4/ip_forward)
+  want=$((1 - host))
+  update_config --arg v "$want" '.linux.sysctl = {"net.ipv4.ip_forward": $v}'
+  run_sh 'cat /proc/sys/net/ipv4/ip_forward'
+  [ "$status" -eq 0 ]
+  [ "$output" = "$want" ]
+  [ "$(cat /proc/sys/net/ipv4/ip_forward)" = "$host" ]
+  update_config '.linux.sysctl = {"kernel.panic": "1"}'
+  agentrt run -b "$BUNDLE" "$CID-2"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"linux.sysctl: \`kernel.panic\` is not namespaced"* ]]
+}
+
+@test "agentrt run: oomScoreAdj, masked and read-only paths apply" {
+  update_config '.process.oomScoreAdj = 500'
+  run_sh 'cat /proc/self/oom_score_adj; wc -c </proc/timer_list; echo 1 >/proc/sys/kernel/ns_last_pid 2>&1 || echo ro'
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = "500" ]
+  [ "${lines[1]}" = "0" ]
+  [[ "${lines[*]}" == *ro* ]]
+}
+
+@test "agentrt run: createContainer and startContainer hooks run, in that order" {
+  update_config --arg f "$ROOT/created" '.root.readonly = false | .hooks = {
+      "createContainer": [{"path": "/bin/sh", "args": ["sh", "-c", ("cat >" + $f)]}],
+      "startContainer": [{"path": "/bin/sh", "args": ["sh", "-c", "cat >/started"]}]}'
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ "$(jq -r .status "$ROOT/created")" = "creating" ]
+  # startContainer resolves in the container: its file lands in the rootfs
+  [ "$(jq -r .status "$BUNDLE/rootfs/started")" = "created" ]
+}
+
+@test "agentrt create: a hook past its timeout is killed and create fails, leaving nothing" {
+  update_config '.hooks = {"createRuntime": [{"path": "/bin/sleep", "args": ["sleep", "30"], "timeout": 1}]}'
+  agentrt_detached create -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"(createRuntime) timed out after 1 s"* ]]
+  [ "$(state_dirs_left)" -eq 0 ]
+  ! pgrep -f "^/bin/sleep 30$"
+}
+
+@test "agentrt run --no-pivot runs in the rootfs too" {
+  update_config '.process.args = ["/bin/cat", "/etc/passwd"]'
+  agentrt run --no-pivot -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ "$output" = "root:x:0:0:root:/root:/bin/sh" ]
+}
+
+@test "agentrt run passes LISTEN_FDS on, as systemd socket activation expects" {
+  update_config '.process.args = ["/bin/sh", "-c", "echo $LISTEN_FDS $LISTEN_PID; ls /proc/self/fd | sort -n | tr \"\\n\" \" \""]'
+  LISTEN_FDS=1 run __agentrt run -b "$BUNDLE" "$CID" 3</dev/null
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = "1 1" ]
+  [ "${lines[1]}" = "0 1 2 3 4 " ]
+}
+
+@test "agentrt create: a rootfs symlink cannot redirect a mount onto the host (CVE-2021-30465)" {
+  target=$(mktemp -d /tmp/agentrt-host-target.XXXXXX)
+  ln -s "$target" "$BUNDLE/rootfs/evil"
+  update_config '.mounts += [{"destination": "/evil/x", "type": "tmpfs", "source": "tmpfs"}]
+    | .process.args = ["/bin/stat", "-f", "-c", "%T", "/evil/x"]'
+  agentrt run -b "$BUNDLE" "$CID"
+  ls -A "$target" >"$ROOT/target.ls"
+  rmdir "$target" 2>/dev/null || rm -rf "$target"
+  [ "$status" -eq 0 ]
+  [ "$output" = "tmpfs" ] # the mount happened, inside the rootfs
+  [ ! -s "$ROOT/target.ls" ]
+  ! grep -q "$target" /proc/self/mountinfo
+}
+
+@test "agentrt create: the waiting init's /proc/PID/exe (agentrt) is out of the container's reach (CVE-2019-5736)" {
+  update_config '.process.args = ["/bin/true"]'
+  agentrt_detached create -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  agentrt exec "$CID" sh -c 'cat /proc/1/exe >/dev/null 2>&1 && echo readable || echo denied'
+  [ "$output" = "denied" ]
 }
