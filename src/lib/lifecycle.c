@@ -139,6 +139,8 @@ check_unsupported (const struct spec *s, ar_error_t *err)
     what = "process.ioPriority";
   else if (s->process.exec_cpu_affinity_initial || s->process.exec_cpu_affinity_final)
     what = "process.execCPUAffinity";
+  else if (s->linux_.n_net_devices > 0)
+    what = "linux.netDevices";
   if (what)
     return ar_make_error (err, ENOSYS, "config.json: %s: not supported yet", what);
   if (r->n_devices > 0)
