@@ -16,6 +16,13 @@ typedef int (*ar_cmd_fn) (struct ar_globals *g, int argc, char **argv, ar_error_
 void ar_cmd_parse (const struct argp *argp, int argc, char **argv, unsigned flags, void *input);
 /* Inside a parse_opt, at ARGP_KEY_END: a usage error unless min <= arg_num <= max.  */
 void ar_cmd_check_args (struct argp_state *state, unsigned min, unsigned max);
+/* The tail of most parse_opt functions: positional arguments go into `slots` in order (extra
+   ones are counted, not stored), and at the end there must be min … max of them.  Other keys
+   give ARGP_ERR_UNKNOWN.  */
+error_t ar_cmd_positional (int key, char *arg, struct argp_state *state, const char **const *slots,
+                           unsigned n_slots, unsigned min, unsigned max);
+#define AR_SLOTS(...) (const char **const[]){ __VA_ARGS__ }, ARRAY_LEN (__VA_ARGS__)
+#define ARRAY_LEN(...) (sizeof ((const char **const[]){ __VA_ARGS__ }) / sizeof (const char **))
 /* --preserve-fds N: a usage error unless 0 <= N <= 65536.  */
 int ar_cmd_parse_fd_count (const char *arg, struct argp_state *state);
 /* For a command whose only arguments are the container id (start, pause, …).  */

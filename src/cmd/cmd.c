@@ -46,29 +46,29 @@ ar_cmd_parse_fd_count (const char *arg, struct argp_state *state)
   return (int) n;
 }
 
-struct id_input
+error_t
+ar_cmd_positional (int key, char *arg, struct argp_state *state, const char **const *slots,
+                   unsigned n_slots, unsigned min, unsigned max)
 {
-  const char **id;
-};
+  if (key == ARGP_KEY_ARG)
+    {
+      if (state->arg_num < n_slots)
+        *slots[state->arg_num] = arg;
+      return 0;
+    }
+  if (key == ARGP_KEY_END)
+    {
+      ar_cmd_check_args (state, min, max);
+      return 0;
+    }
+  return ARGP_ERR_UNKNOWN;
+}
 
 static error_t
 parse_id (int key, char *arg, struct argp_state *state)
 {
-  struct id_input *in = state->input;
-
-  switch (key)
-    {
-    case ARGP_KEY_ARG:
-      if (state->arg_num == 0)
-        *in->id = arg;
-      break;
-    case ARGP_KEY_END:
-      ar_cmd_check_args (state, 1, 1);
-      break;
-    default:
-      return ARGP_ERR_UNKNOWN;
-    }
-  return 0;
+  const char **id = state->input;
+  return ar_cmd_positional (key, arg, state, AR_SLOTS (id), 1, 1);
 }
 
 int
@@ -76,8 +76,7 @@ ar_cmd_parse_id (int argc, char **argv, const char *doc, const char **id)
 {
   static const struct argp_option none[] = { { NULL, 0, NULL, 0, NULL, 0 } };
   struct argp argp = { none, parse_id, "CONTAINER", doc, NULL, NULL, NULL };
-  struct id_input in = { id };
 
-  ar_cmd_parse (&argp, argc, argv, 0, &in);
+  ar_cmd_parse (&argp, argc, argv, 0, id);
   return 0;
 }

@@ -87,15 +87,8 @@ parse_command (int key, char *arg, struct argp_state *state)
       break;
     case OPT_NO_SUBREAPER:
       break;
-    case ARGP_KEY_ARG:
-      if (state->arg_num == 0)
-        in->id = arg;
-      break;
-    case ARGP_KEY_END:
-      ar_cmd_check_args (state, 1, 1);
-      break;
     default:
-      return ARGP_ERR_UNKNOWN;
+      return ar_cmd_positional (key, arg, state, AR_SLOTS (&in->id), 1, 1);
     }
   return 0;
 }

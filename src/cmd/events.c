@@ -25,15 +25,8 @@ parse_events (int key, char *arg, struct argp_state *state)
     case OPT_STATS:
     case OPT_INTERVAL:
       break;
-    case ARGP_KEY_ARG:
-      if (state->arg_num == 0)
-        *id = arg;
-      break;
-    case ARGP_KEY_END:
-      ar_cmd_check_args (state, 1, 1);
-      break;
     default:
-      return ARGP_ERR_UNKNOWN;
+      return ar_cmd_positional (key, arg, state, AR_SLOTS (id), 1, 1);
     }
   return 0;
 }

@@ -9,11 +9,7 @@
 static error_t
 parse_features (int key, char *arg, struct argp_state *state)
 {
-  if (key == ARGP_KEY_END)
-    ar_cmd_check_args (state, 0, 0);
-  else if (key != ARGP_KEY_ARG)
-    return ARGP_ERR_UNKNOWN;
-  return 0;
+  return ar_cmd_positional (key, arg, state, NULL, 0, 0, 0);
 }
 
 int

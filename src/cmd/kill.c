@@ -26,17 +26,8 @@ parse_kill (int key, char *arg, struct argp_state *state)
     case 'a':
       in->all = true;
       break;
-    case ARGP_KEY_ARG:
-      if (state->arg_num == 0)
-        in->id = arg;
-      else if (state->arg_num == 1)
-        in->signal = arg;
-      break;
-    case ARGP_KEY_END:
-      ar_cmd_check_args (state, 1, 2);
-      break;
     default:
-      return ARGP_ERR_UNKNOWN;
+      return ar_cmd_positional (key, arg, state, AR_SLOTS (&in->id, &in->signal), 1, 2);
     }
   return 0;
 }

@@ -34,11 +34,8 @@ parse_list (int key, char *arg, struct argp_state *state)
     case 'q':
       in->quiet = true;
       break;
-    case ARGP_KEY_END:
-      ar_cmd_check_args (state, 0, 0);
-      break;
     default:
-      return ARGP_ERR_UNKNOWN;
+      return ar_cmd_positional (key, arg, state, NULL, 0, 0, 0);
     }
   return 0;
 }

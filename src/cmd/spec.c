@@ -33,11 +33,8 @@ parse_spec (int key, char *arg, struct argp_state *state)
     case OPT_ROOTLESS:
       in->rootless = true;
       break;
-    case ARGP_KEY_END:
-      ar_cmd_check_args (state, 0, 0);
-      break;
     default:
-      return ARGP_ERR_UNKNOWN;
+      return ar_cmd_positional (key, arg, state, NULL, 0, 0, 0);
     }
   return 0;
 }

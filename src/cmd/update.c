@@ -45,12 +45,8 @@ parse_update (int key, char *arg, struct argp_state *state)
     in->resources = arg;
   else if (key >= OPT_FIRST && key <= OPT_FIRST + 15)
     ; /* validated with the rest of linux.resources by the cgroup layer */
-  else if (key == ARGP_KEY_ARG && state->arg_num == 0)
-    in->id = arg;
-  else if (key == ARGP_KEY_END)
-    ar_cmd_check_args (state, 1, 1);
-  else if (key != ARGP_KEY_ARG)
-    return ARGP_ERR_UNKNOWN;
+  else
+    return ar_cmd_positional (key, arg, state, AR_SLOTS (&in->id), 1, 1);
   return 0;
 }
 

@@ -589,9 +589,8 @@ process_block_signals (sigset_t *set, ar_error_t *err)
   return fd;
 }
 
-/* Reap what has exited (we are a subreaper); true once the init is among it.  */
-static bool
-reap (pid_t init, int *status)
+bool
+process_reap (pid_t init, int *status)
 {
   int st;
   pid_t p;
@@ -621,7 +620,7 @@ process_wait_forwarding (int sfd, pid_t init, ar_error_t *err)
         return ar_make_error (err, errno, "read signalfd");
       if (si.ssi_signo == SIGCHLD)
         {
-          if (reap (init, &status))
+          if (process_reap (init, &status))
             return status;
         }
       else

@@ -55,6 +55,10 @@ int process_block_signals (sigset_t *set, ar_error_t *err);
    returns its status, 128+N for signal N.  */
 int process_wait_forwarding (int sfd, pid_t pid, ar_error_t *err);
 
+/* Reap every exited child (we are a parent or subreaper); true once `pid` is among them, with
+   its status in *status (128+N for signal N).  */
+bool process_reap (pid_t pid, int *status);
+
 /* Resolve process.args[0] against PATH from `env` (runc's rule), in the current root.  */
 int process_find_executable (const char *name, char **env, char **out, ar_error_t *err);
 

@@ -14,10 +14,10 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
 
+#include "process.h"
 #include "terminal.h"
 #include "utils.h"
 
@@ -126,23 +126,6 @@ pump (int from, int to)
   return ar_write_all (to, buf, (size_t) r, "terminal", NULL) == 0;
 }
 
-/* Reap; true once `pid` is among what exited.  */
-static bool
-reap_pid (pid_t pid, int *status)
-{
-  int st;
-  pid_t p;
-  bool done = false;
-
-  while ((p = waitpid (-1, &st, WNOHANG)) > 0)
-    if (p == pid)
-      {
-        *status = WIFSIGNALED (st) ? 128 + WTERMSIG (st) : WEXITSTATUS (st);
-        done = true;
-      }
-  return done;
-}
-
 /* One signal from the signalfd: resize, reap, or forward.  1 once `pid` has exited.  */
 static int
 on_signal (int sfd, int master, pid_t pid, int *status)
@@ -152,7 +135,7 @@ on_signal (int sfd, int master, pid_t pid, int *status)
   if (read (sfd, &si, sizeof si) != sizeof si)
     return errno == EINTR || errno == EAGAIN ? 0 : -1;
   if (si.ssi_signo == SIGCHLD)
-    return reap_pid (pid, status) ? 1 : 0;
+    return process_reap (pid, status) ? 1 : 0;
   if (si.ssi_signo == SIGWINCH)
     copy_winsize (0, master); /* the kernel tells the container's foreground group */
   else
