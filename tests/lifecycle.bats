@@ -385,3 +385,41 @@ HOOK
   agentrt exec "$CID" sh -c 'cat /proc/1/exe >/dev/null 2>&1 && echo readable || echo denied'
   [ "$output" = "denied" ]
 }
+
+@test "agentrt run: a failing poststart hook is a warning, and the hooks after it still run" {
+  update_config --arg f "$ROOT/second" '.hooks = {"poststart": [{"path": "/bin/false"},
+      {"path": "/bin/sh", "args": ["sh", "-c", ("cat >" + $f)]}]}'
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"warning: hook \`/bin/false\` (poststart) exited with status 1"* ]]
+  [ "$(jq -r .status "$ROOT/second")" = "running" ]
+}
+
+@test "agentrt run: every rootfsPropagation value works, unbindable included" {
+  for p in shared slave private unbindable rshared rslave rprivate runbindable; do
+    cp "$ROOT/config.orig" "$BUNDLE/config.json"
+    update_config --arg p "$p" '.linux.rootfsPropagation = $p
+      | .process.args = ["/bin/awk", "$5 == \"/\"", "/proc/self/mountinfo"]'
+    agentrt run -b "$BUNDLE" "$CID-$p"
+    [ "$status" -eq 0 ] || return 1
+    case $p in
+      *shared) [[ "$output" == *shared:* ]] || return 1 ;;
+      *unbindable) [[ "$output" == *unbindable* ]] || return 1 ;;
+    esac
+  done
+}
+
+@test "agentrt create: a capability the host cannot grant fails at create, not after start" {
+  # Root here lacks CAP_SYS_RESOURCE in its bounding set; on a host that has it, nothing fails.
+  grep -q '^CapBnd:.*' /proc/self/status
+  if (( (0x$(awk '/^CapBnd/ {print $2}' /proc/self/status) >> 24) & 1 )); then
+    skip "this host can grant CAP_SYS_RESOURCE"
+  fi
+  update_config '.process.capabilities.bounding += ["CAP_SYS_RESOURCE"]
+    | .process.capabilities.effective += ["CAP_SYS_RESOURCE"]
+    | .process.capabilities.permitted += ["CAP_SYS_RESOURCE"]'
+  agentrt_detached create -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *capset* ]]
+  [ "$(state_dirs_left)" -eq 0 ]
+}

@@ -363,8 +363,16 @@ ar_container_create (const struct ar_globals *g, const char *id, const struct ar
   return create_container (g, id, o, false, &pid, &console, err);
 }
 
-/* A failing poststart or poststop hook is a warning: the runtime-spec says the lifecycle goes
-   on.  */
+static void
+warn_release (ar_error_t *err)
+{
+  cleanup_free char *text = ar_error_text (*err);
+  ar_warn ("%s", text);
+  ar_error_release (err);
+}
+
+/* A failing poststart or poststop hook is a warning, and the hooks after it still run: the
+   runtime-spec says the remaining hooks and the lifecycle go on.  */
 static void
 run_hooks_warn (int dirfd, struct state *s, enum spec_hook_kind kind, const char *name)
 {
@@ -372,16 +380,17 @@ run_hooks_warn (int dirfd, struct state *s, enum spec_hook_kind kind, const char
   cleanup_free char *json = NULL;
   ar_error_t err = NULL;
 
-  if (container_load_config (dirfd, &spec, &err) == 0 && spec->hooks[kind].n > 0)
+  if (container_load_config (dirfd, &spec, &err) < 0)
     {
-      json = state_to_oci_json (s, NULL);
-      (void) hooks_run (&spec->hooks[kind], name, json, &err);
+      warn_release (&err);
+      return;
     }
-  if (err)
+  json = state_to_oci_json (s, NULL);
+  for (size_t i = 0; i < spec->hooks[kind].n; i++)
     {
-      cleanup_free char *text = ar_error_text (err);
-      ar_warn ("%s", text);
-      ar_error_release (&err);
+      struct spec_hook_list one = { &spec->hooks[kind].items[i], 1 };
+      if (hooks_run (&one, name, json, &err) < 0)
+        warn_release (&err);
     }
 }
 
@@ -642,11 +651,7 @@ run_foreground (const struct ar_globals *g, const char *id, const struct ar_crea
   if (status < 0 || o->keep)
     return status;
   if (ar_container_delete (g, id, true, &derr) < 0)
-    {
-      cleanup_free char *text = ar_error_text (derr);
-      ar_warn ("%s", text);
-      ar_error_release (&derr);
-    }
+    warn_release (&derr);
   return status;
 }
 

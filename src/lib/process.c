@@ -329,9 +329,12 @@ init_setup (const struct process_init_cfg *c, int sock, struct init_states *st, 
     return -1;
   if (creds_set_oom_score_adj (&s->process, err) < 0 || creds_set_personality (&s->linux_, err) < 0
       || rlimits_apply (&s->process, err) < 0 || join_session_keyring (c, err) < 0
-      || enter_cwd (s->process.cwd, err) < 0)
+      || enter_cwd (s->process.cwd, err) < 0
+      || process_find_executable (s->process.args.v[0], c->env, exe, err) < 0)
     return -1;
-  return process_find_executable (s->process.args.v[0], c->env, exe, err);
+  /* The identity switch and capabilities come before the wait, as in runc, so that their
+     failures are create's; startContainer hooks then run with the workload's credentials.  */
+  return creds_apply (&s->process, err);
 }
 
 /* Pass fds 3 … 3+n-1 on; every other inherited fd closes at execve (CVE-2024-21626).  */
@@ -354,7 +357,7 @@ init_after_start (const struct process_init_cfg *c, const struct init_states *st
   const struct spec *s = c->spec;
 
   if (hooks_run (&s->hooks[SPEC_HOOK_START_CONTAINER], "startContainer", st->created, &err) == 0
-      && creds_apply (&s->process, &err) == 0 && prepare_fds (c->extra_fds, &err) == 0)
+      && prepare_fds (c->extra_fds, &err) == 0)
     {
       execve (exe, s->process.args.v, c->env);
       ar_make_error (&err, errno, "exec `%s`", exe);

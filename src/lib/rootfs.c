@@ -46,7 +46,9 @@ configured_propagation (const struct spec *s, unsigned long *out, ar_error_t *er
 }
 
 /* "/" becomes a slave (or what the config says) so that nothing mounted from here on reaches
-   the host.  */
+   the host.  Shared and unbindable wait until after pivot_root: a shared "/" would propagate
+   the container's mounts to the host, and an unbindable one cannot be bind-mounted onto itself
+   (runc#1755, fixed the same way in runc#4724).  */
 static int
 set_root_propagation (const struct rootfs_ctx *c, ar_error_t *err)
 {
@@ -54,7 +56,7 @@ set_root_propagation (const struct rootfs_ctx *c, ar_error_t *err)
 
   if (configured_propagation (c->spec, &prop, err) < 0)
     return -1;
-  if (prop == 0)
+  if (prop == 0 || (prop & (MS_SHARED | MS_UNBINDABLE)))
     prop = MS_REC | MS_SLAVE;
   if (mount (NULL, "/", NULL, prop, NULL) < 0)
     return ar_make_error (err, errno, "set the propagation of `/`");
@@ -518,7 +520,7 @@ final_propagation (const struct spec *s, ar_error_t *err)
 
   if (configured_propagation (s, &prop, err) < 0)
     return -1;
-  if ((prop & (MS_SHARED | MS_SLAVE | MS_PRIVATE)) == 0)
+  if ((prop & (MS_SHARED | MS_SLAVE | MS_PRIVATE | MS_UNBINDABLE)) == 0)
     return 0;
   if (mount (NULL, "/", NULL, prop, NULL) < 0)
     return ar_make_error (err, errno, "set the propagation of `/` to `%s`",
