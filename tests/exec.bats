@@ -71,3 +71,9 @@ teardown() { teardown_root; }
   [ "$status" -eq 1 ]
   [[ "$output" == *"cannot exec in container \`$CID\`: it is stopped"* ]]
 }
+
+@test "agentrt exec: a cwd through an inherited fd cannot reach the host (CVE-2024-21626)" {
+  agentrt exec --cwd /proc/self/fd/9 "$CID" ls 9</
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"outside the container"* || "$output" == *"chdir"* ]]
+}

@@ -423,3 +423,49 @@ HOOK
   [[ "$output" == *capset* ]]
   [ "$(state_dirs_left)" -eq 0 ]
 }
+
+@test "agentrt create: --preserve-fds of an fd the caller did not pass fails (no runtime fd leaks)" {
+  agentrt_detached create --preserve-fds 2 -b "$BUNDLE" "$CID" 3>&- 4>&-
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"fd 3 was not passed by the caller"* ]]
+  [ "$(state_dirs_left)" -eq 0 ]
+}
+
+@test "agentrt delete --force of a container in a joined pid namespace spares the namespace's owner" {
+  update_config '.process.args = ["/bin/sleep", "1000"]'
+  agentrt_detached run -d -b "$BUNDLE" "$CID-owner"
+  owner=$(__agentrt state "$CID-owner" | jq -r .pid)
+  update_config --arg p "/proc/$owner/ns/pid" '.linux.namespaces |= map(if .type == "pid" then .path = $p else . end)'
+  agentrt_detached run -d -b "$BUNDLE" "$CID-guest"
+  [ "$status" -eq 0 ]
+  agentrt delete --force "$CID-guest"
+  [ "$status" -eq 0 ]
+  pid_alive "$owner"
+  [ "$(__agentrt state "$CID-owner" | jq -r .status)" = running ]
+}
+
+@test "agentrt state does not wait for a create that is running its hooks" {
+  update_config '.hooks = {"createRuntime": [{"path": "/bin/sleep", "args": ["sleep", "2"]}]}'
+  "$AGENTRT" --root "$ROOT/state" create -b "$BUNDLE" "$CID" </dev/null >/dev/null 2>&1 &
+  local create_pid=$!
+  for _ in $(seq 50); do [ -e "$ROOT/state/$CID/state.json" ] && break; sleep 0.05; done
+  run timeout 1 "$AGENTRT" --root "$ROOT/state" state "$CID"
+  [ "$status" -eq 0 ]
+  [ "$(echo "$output" | jq -r .status)" = creating ]
+  wait "$create_pid"
+}
+
+@test "agentrt delete clears what a create killed during its hooks left behind" {
+  update_config '.hooks = {"createRuntime": [{"path": "/bin/sleep", "args": ["sleep", "30"]}]}'
+  "$AGENTRT" --root "$ROOT/state" create -b "$BUNDLE" "$CID" </dev/null >/dev/null 2>&1 &
+  local create_pid=$!
+  for _ in $(seq 50); do [ -e "$ROOT/state/$CID/state.json" ] && break; sleep 0.05; done
+  sleep 0.3
+  kill -9 "$create_pid"
+  wait "$create_pid" || true
+  agentrt delete --force "$CID"
+  [ "$status" -eq 0 ]
+  [ "$(state_dirs_left)" -eq 0 ]
+  sleep 0.2
+  ! pgrep -f "^sleep 30$" # the hook died with the create that ran it
+}

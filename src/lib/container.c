@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -35,9 +36,11 @@ container_root (const struct ar_globals *g)
   return STATE_DEFAULT_ROOT;
 }
 
-int
-container_load_locked (const struct ar_globals *g, const char *id, bool exclusive, int *dirfd_out,
-                       struct state **out, ar_error_t *err)
+/* lock: LOCK_SH, LOCK_EX, or 0 for none (state.json is replaced atomically, so a reader needs
+   no lock and never waits for a create that runs hooks).  */
+static int
+load (const struct ar_globals *g, const char *id, int lock, int *dirfd_out, struct state **out,
+      ar_error_t *err)
 {
   cleanup_close int rootfd = -1;
   cleanup_close int dirfd = -1;
@@ -49,7 +52,8 @@ container_load_locked (const struct ar_globals *g, const char *id, bool exclusiv
     return ar_make_error (err, 0, "container `%s` does not exist", id);
   if (rootfd < 0)
     return ar_make_error (err, errno, "open state root `%s`", container_root (g));
-  dirfd = state_dir_lock (rootfd, id, exclusive, err);
+  dirfd
+      = lock ? state_dir_lock (rootfd, id, lock == LOCK_EX, err) : state_dir_open (rootfd, id, err);
   if (dirfd < 0 || state_load (dirfd, id, out, err) < 0)
     return -1;
   state_refresh (*out);
@@ -59,11 +63,18 @@ container_load_locked (const struct ar_globals *g, const char *id, bool exclusiv
 }
 
 int
+container_load_locked (const struct ar_globals *g, const char *id, bool exclusive, int *dirfd_out,
+                       struct state **out, ar_error_t *err)
+{
+  return load (g, id, exclusive ? LOCK_EX : LOCK_SH, dirfd_out, out, err);
+}
+
+int
 ar_container_state (const struct ar_globals *g, const char *id, char **json, ar_error_t *err)
 {
   cleanup_state struct state *s = NULL;
 
-  if (container_load_locked (g, id, false, NULL, &s, err) < 0)
+  if (load (g, id, 0, NULL, &s, err) < 0)
     return -1;
   *json = state_to_oci_json (s, "  ");
   return 0;
@@ -113,7 +124,7 @@ ar_container_list (const struct ar_globals *g, struct ar_container_info **out, s
   for (char **id = ids; *id; id++)
     {
       cleanup_state struct state *s = NULL;
-      cleanup_close int dirfd = state_dir_lock (rootfd, *id, false, NULL);
+      cleanup_close int dirfd = state_dir_open (rootfd, *id, NULL);
       if (dirfd < 0 || state_load (dirfd, *id, &s, NULL) < 0)
         continue; /* deleted meanwhile */
       state_refresh (s);

@@ -172,8 +172,11 @@ static int
 exec_in (const struct state *s, const struct ar_exec_opts *o, struct spec_process *p,
          ar_error_t *err)
 {
-  struct process_exec_cfg cfg
-      = { .init_pid = s->pid, .proc = p, .env = p->env.v, .extra_fds = o->preserve_fds };
+  struct process_exec_cfg cfg = { .init_pid = s->pid,
+                                  .init_start = s->pid_start,
+                                  .proc = p,
+                                  .env = p->env.v,
+                                  .extra_fds = o->preserve_fds };
   sigset_t set;
   cleanup_close int sfd = -1;
   cleanup_close int console = -1;
@@ -193,7 +196,10 @@ exec_in (const struct state *s, const struct ar_exec_opts *o, struct spec_proces
   if (process_spawn_exec (&cfg, &pid, &console, err) < 0)
     return -1;
   if (o->pid_file && container_write_pid_file (o->pid_file, pid, err) < 0)
-    return -1;
+    {
+      (void) kill (pid, SIGKILL); /* an engine without its pid file cannot manage it */
+      return -1;
+    }
   if (console >= 0 && o->console_socket)
     {
       if (terminal_send_to_socket (o->console_socket, console, err) < 0)

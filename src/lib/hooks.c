@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -98,6 +99,8 @@ child_exec (const struct hook_exec *x, int stdin_r, int errfd)
     (void) sigaction (sig, &dfl, NULL); /* EINVAL for SIGKILL, SIGSTOP, libc's own */
   sigemptyset (&none);
   (void) sigprocmask (SIG_SETMASK, &none, NULL);
+  /* A hook dies with the runtime that waits for it: a killed create leaves nothing running.  */
+  (void) prctl (PR_SET_PDEATHSIG, SIGKILL);
   if (dup2 (stdin_r, STDIN_FILENO) >= 0)
     {
       (void) close_range (STDERR_FILENO + 1, (unsigned) errfd - 1, 0);

@@ -184,6 +184,7 @@ new_state (const struct create_ctx *c)
   s->rootfs = xstrdup (c->rootfs);
   s->created = ar_time_rfc3339 (&now);
   s->owner = owner_name ();
+  s->own_pidns = c->ns.new_ns[SPEC_NS_PID];
   s->annotations.items = xzalloc ((a->n + 1) * sizeof *a->items);
   for (size_t i = 0; i < a->n; i++)
     {
@@ -459,12 +460,15 @@ same_ns (const char *path, const struct stat *want)
   return stat (path, &st) == 0 && st.st_ino == want->st_ino && st.st_dev == want->st_dev;
 }
 
-/* The init's pid namespace, if it is not ours (then it holds only the container).  */
+/* The init's pid namespace, if the container created it (then it holds only the container; a
+   joined one may be a whole pod's).  */
 static int
 own_pidns (const struct state *s, struct stat *ns, ar_error_t *err)
 {
   char path[64];
 
+  if (!s->own_pidns)
+    return 0;
   snprintf (path, sizeof path, "/proc/%d/ns/pid", (int) s->pid);
   if (stat (path, ns) < 0)
     return ar_make_error (err, errno, "container `%s`: its pid namespace", s->id);
@@ -542,11 +546,22 @@ wait_gone (const struct state *s, int timeout_ms)
 static int
 kill_and_wait (struct state *s, ar_error_t *err)
 {
-  if (signal_container (s, SIGKILL, true, err) < 0)
+  ar_error_t serr = NULL;
+
+  /* A create that died before it spawned the init left pid 0: nothing to kill.  */
+  if (s->pid <= 0)
     {
-      if ((*err)->status != ESRCH)
-        return -1;
-      ar_error_release (err); /* gone already */
+      s->status = STATE_STOPPED;
+      return 0;
+    }
+  if (signal_container (s, SIGKILL, true, &serr) < 0)
+    {
+      if (serr->status != ESRCH)
+        {
+          *err = serr;
+          return -1;
+        }
+      ar_error_release (&serr); /* gone already */
     }
   if (!wait_gone (s, 10000))
     return ar_make_error (err, ETIMEDOUT, "container `%s`: its init did not die", s->id);
@@ -563,7 +578,8 @@ delete_locked (const struct ar_globals *g, int dirfd, struct state *s, bool forc
   if (live && !force)
     return ar_make_error (err, 0, "cannot delete container `%s` that is not stopped: %s", s->id,
                           state_status_name (s->status));
-  /* A created container is killed without --force, as runc does.  */
+  /* A created container is killed without --force, as runc does.  A creating one whose lock we
+     hold has lost its creator.  */
   if (s->status != STATE_STOPPED && kill_and_wait (s, err) < 0)
     return -1;
   run_hooks_warn (dirfd, s, SPEC_HOOK_POSTSTOP, "poststop");

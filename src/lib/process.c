@@ -37,6 +37,7 @@
 #include "process.h"
 #include "rlimits.h"
 #include "rootfs.h"
+#include "state.h"
 #include "terminal.h"
 #include "utils.h"
 
@@ -259,6 +260,75 @@ run_runtime_hooks (int sock, struct init_states *st, ar_error_t *err)
 }
 
 static int
+cmp_int (const void *a, const void *b)
+{
+  return *(const int *) a - *(const int *) b;
+}
+
+/* The init inherits every fd of `create`, the lock on the state directory among them: a lock
+   held by a process that lives as long as the container would block every later command.  So
+   close all but stdio, the passed-on fds and what the init itself uses.  */
+static int
+close_fds_except (unsigned from, int *keep, size_t n, ar_error_t *err)
+{
+  qsort (keep, n, sizeof *keep, cmp_int);
+  for (size_t i = 0; i < n; i++)
+    {
+      if ((unsigned) keep[i] < from)
+        continue;
+      if ((unsigned) keep[i] > from && syscall (SYS_close_range, from, keep[i] - 1, 0) < 0)
+        return ar_make_error (err, errno, "close inherited fds");
+      from = keep[i] + 1;
+    }
+  if (syscall (SYS_close_range, from, ~0U, 0) < 0)
+    return ar_make_error (err, errno, "close inherited fds");
+  return 0;
+}
+
+static int
+close_inherited (const struct process_init_cfg *c, int sock, ar_error_t *err)
+{
+  int keep[SPEC_NS_N + 3];
+  size_t n = 0;
+
+  keep[n++] = sock;
+  keep[n++] = c->fifo_fd;
+  for (size_t i = 0; i < SPEC_NS_N; i++)
+    if (c->ns->join_fd[i] >= 0)
+      keep[n++] = c->ns->join_fd[i];
+  return close_fds_except (3 + (unsigned) c->extra_fds, keep, n, err);
+}
+
+/* --preserve-fds and LISTEN_FDS name fds the caller passed: those came through its execve of
+   agentrt, so they are open and not close-on-exec.  Every fd agentrt opens is O_CLOEXEC: one of
+   those in the range means the caller passed nothing there, and our own fd (the state lock,
+   the state root) would reach the workload.  */
+static int
+check_passed_fds (int n, ar_error_t *err)
+{
+  for (int fd = 3; fd < 3 + n; fd++)
+    {
+      int fl = fcntl (fd, F_GETFD);
+      if (fl < 0 || (fl & FD_CLOEXEC))
+        return ar_make_error (err, 0,
+                              "--preserve-fds/LISTEN_FDS: fd %d was not passed by the caller", fd);
+    }
+  return 0;
+}
+
+/* After chdir: a cwd reached through an fd of the runtime (/proc/self/fd/N) lies outside the
+   container's root, and getcwd says so (CVE-2024-21626).  */
+static int
+check_cwd_inside (const char *cwd, ar_error_t *err)
+{
+  char buf[4096];
+
+  if (getcwd (buf, sizeof buf) == NULL || buf[0] != '/')
+    return ar_make_error (err, errno ? errno : EPERM, "cwd `%s` is outside the container", cwd);
+  return 0;
+}
+
+static int
 enter_cwd (const char *cwd, ar_error_t *err)
 {
   cleanup_free char *p = xstrdup (cwd);
@@ -274,7 +344,7 @@ enter_cwd (const char *cwd, ar_error_t *err)
   (void) mkdir (p, 0755);
   if (chdir (cwd) < 0)
     return ar_make_error (err, errno, "chdir to process.cwd `%s`", cwd);
-  return 0;
+  return check_cwd_inside (cwd, err);
 }
 
 static int
@@ -330,7 +400,8 @@ init_setup (const struct process_init_cfg *c, int sock, struct init_states *st, 
   if (creds_set_oom_score_adj (&s->process, err) < 0 || creds_set_personality (&s->linux_, err) < 0
       || rlimits_apply (&s->process, err) < 0 || join_session_keyring (c, err) < 0
       || enter_cwd (s->process.cwd, err) < 0
-      || process_find_executable (s->process.args.v[0], c->env, exe, err) < 0)
+      || process_find_executable (s->process.args.v[0], c->env, exe, err) < 0
+      || check_passed_fds (c->extra_fds, err) < 0)
     return -1;
   /* The identity switch and capabilities come before the wait, as in runc, so that their
      failures are create's; startContainer hooks then run with the workload's credentials.  */
@@ -366,41 +437,6 @@ init_after_start (const struct process_init_cfg *c, const struct init_states *st
   text = ar_error_text (err);
   dprintf (2, "agentrt: %s\n", text);
   _exit (127);
-}
-
-static int
-cmp_int (const void *a, const void *b)
-{
-  return *(const int *) a - *(const int *) b;
-}
-
-/* The init inherits every fd of `create`, the lock on the state directory among them: a lock
-   held by a process that lives as long as the container would block every later command.  So
-   close all but stdio, the passed-on fds and what the init itself uses.  */
-static int
-close_inherited (const struct process_init_cfg *c, int sock, ar_error_t *err)
-{
-  int keep[SPEC_NS_N + 3];
-  size_t n = 0;
-  unsigned from = 3 + (unsigned) c->extra_fds;
-
-  keep[n++] = sock;
-  keep[n++] = c->fifo_fd;
-  for (size_t i = 0; i < SPEC_NS_N; i++)
-    if (c->ns->join_fd[i] >= 0)
-      keep[n++] = c->ns->join_fd[i];
-  qsort (keep, n, sizeof *keep, cmp_int);
-  for (size_t i = 0; i < n; i++)
-    {
-      if ((unsigned) keep[i] < from)
-        continue;
-      if ((unsigned) keep[i] > from && syscall (SYS_close_range, from, keep[i] - 1, 0) < 0)
-        return ar_make_error (err, errno, "close inherited fds");
-      from = keep[i] + 1;
-    }
-  if (syscall (SYS_close_range, from, ~0U, 0) < 0)
-    return ar_make_error (err, errno, "close inherited fds");
-  return 0;
 }
 
 static void __attribute__ ((noreturn)) init_main (const struct process_init_cfg *c, int sock)
@@ -670,6 +706,9 @@ join_init_namespaces (const struct process_exec_cfg *c, bool *fork_again, ar_err
   int fds[SPEC_NS_N];
   int ret = open_init_namespaces (c->init_pid, fds, err);
 
+  /* The files are the init's only if it is still the same process (the pid may be reused).  */
+  if (ret == 0 && state_proc_start_time (c->init_pid) != c->init_start)
+    ret = ar_make_error (err, ESRCH, "exec: the container's init has exited");
   *fork_again = fds[SPEC_NS_PID] >= 0 || fds[SPEC_NS_TIME] >= 0;
   for (size_t i = 0; ret == 0 && i < ARRAY_SIZE (exec_join_order); i++)
     {
@@ -703,6 +742,8 @@ exec_setup (const struct process_exec_cfg *c, int sock, char **exe, ar_error_t *
     return -1;
   if (chdir (c->proc->cwd) < 0)
     return ar_make_error (err, errno, "exec: chdir to `%s`", c->proc->cwd);
+  if (check_cwd_inside (c->proc->cwd, err) < 0)
+    return -1;
   return process_find_executable (c->proc->args.v[0], c->env, exe, err);
 }
 
@@ -713,12 +754,19 @@ static void __attribute__ ((noreturn)) exec_main (const struct process_exec_cfg 
   sigset_t none;
 
   sigemptyset (&none);
+  int keep[1] = { sock };
+
   if (sigprocmask (SIG_SETMASK, &none, NULL) < 0 || prctl (PR_SET_PDEATHSIG, SIGKILL) < 0
       || prctl (PR_SET_DUMPABLE, 0) < 0)
     {
       ar_make_error (&err, errno, "exec: prepare the process");
       child_fail (sock, &err);
     }
+  /* Nothing of the caller's but stdio and the passed fds may survive into the container, not
+     even until execve: a cwd of /proc/self/fd/N would reach through it (CVE-2024-21626).  */
+  if (check_passed_fds (c->extra_fds, &err) < 0
+      || close_fds_except (3 + (unsigned) c->extra_fds, keep, 1, &err) < 0)
+    child_fail (sock, &err);
   if (exec_setup (c, sock, &exe, &err) < 0 || creds_apply (c->proc, &err) < 0
       || prepare_fds (c->extra_fds, &err) < 0)
     child_fail (sock, &err);

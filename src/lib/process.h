@@ -40,6 +40,7 @@ int process_spawn_init (const struct process_init_cfg *c, process_runtime_hooks_
 struct process_exec_cfg
 {
   pid_t init_pid;
+  unsigned long long init_start;   /* its start time: the pid must still be the same process */
   const struct spec_process *proc; /* args, env, cwd, user, capabilities, rlimits… */
   char **env;
   int extra_fds;

@@ -156,15 +156,23 @@ state_dir_create (int rootfd, const char *id, ar_error_t *err)
 }
 
 int
-state_dir_lock (int rootfd, const char *id, bool exclusive, ar_error_t *err)
+state_dir_open (int rootfd, const char *id, ar_error_t *err)
 {
-  cleanup_close int fd = openat (rootfd, id, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  int fd = openat (rootfd, id, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 
   if (fd < 0 && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP))
     return ar_make_error (err, 0, "container `%s` does not exist", id);
   if (fd < 0)
     return ar_make_error (err, errno, "open state of container `%s`", id);
-  if (lock_dir_fd (fd, id, exclusive, err) < 0)
+  return fd;
+}
+
+int
+state_dir_lock (int rootfd, const char *id, bool exclusive, ar_error_t *err)
+{
+  cleanup_close int fd = state_dir_open (rootfd, id, err);
+
+  if (fd < 0 || lock_dir_fd (fd, id, exclusive, err) < 0)
     return -1;
   return steal_fd (&fd);
 }
@@ -241,6 +249,7 @@ write_state_fields (struct ar_json *j, const struct state *s, bool internal)
     {
       ar_json_key (j, "pidStartTime");
       ar_json_uint (j, s->pid_start);
+      ar_json_kbool (j, "ownPidNamespace", s->own_pidns);
     }
 }
 
@@ -325,6 +334,7 @@ state_load (int dirfd, const char *id, struct state **out, ar_error_t *err)
   s->rootfs = dup_member (root, "rootfs");
   s->created = dup_member (root, "created");
   s->owner = dup_member (root, "owner");
+  s->own_pidns = ar_jbool (ar_jget (root, "ownPidNamespace"));
   status = ar_jstr (ar_jget (root, "status"));
   if (status == NULL || state_status_from_name (status, &s->status) < 0)
     return ar_make_error (err, 0, "state of container `%s`: bad status", id);

@@ -37,6 +37,7 @@ struct state
   char *created; /* RFC 3339, UTC */
   char *owner;
   struct spec_map annotations;
+  bool own_pidns; /* the container made its pid namespace: kill --all may walk it */
 };
 void state_free (struct state *s);
 void state_freep (void *p);
@@ -54,6 +55,8 @@ int state_dir_create (int rootfd, const char *id, ar_error_t *err);
 /* Open and lock ROOT/ID (exclusive or shared); "container `ID` does not exist" if absent.  The
    lock lives as long as the returned fd.  */
 int state_dir_lock (int rootfd, const char *id, bool exclusive, ar_error_t *err);
+/* Open ROOT/ID without locking it (readers: state.json is replaced atomically).  */
+int state_dir_open (int rootfd, const char *id, ar_error_t *err);
 /* Remove ROOT/ID and everything in it (the caller holds its lock).  */
 int state_dir_remove (int rootfd, const char *id, ar_error_t *err);
 

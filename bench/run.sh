@@ -1,0 +1,523 @@
+#!/bin/bash
+# bench/run.sh: agentrt side by side with crun, runc and runsc (gVisor), all from Debian's
+# packages, in one run; medians and ratios to crun.  See bench/README.md.
+#
+#   bench/run.sh               install what is missing, measure, write bench/results.{md,tsv,png}
+#   bench/run.sh bundle DIR    only build the bundles (DIR/true DIR/sleep DIR/sc DIR/sc-tcp,
+#                              sharing DIR/rootfs), to rerun a figure by hand with the command
+#                              the table names (needs runc, jq, gcc and busybox-static)
+#
+# Environment: AGENTRT (the binary; default: ../agentrt beside this directory), BENCH_OUT (where
+# results go; default: this directory), BENCH_WARMUP/BENCH_RUNS (hyperfine, default 2/10),
+# SC_RUNS/SC_BUDGET_MS (sc-bench, default 7 runs of 100 ms per call).
+#
+# What this changes on the host, and undoes: only if crun refuses the hybrid cgroup layout
+# because the cgroup2 mount holds hugetlb, it mounts hugetlb as its own v1 hierarchy on a new
+# directory /sys/fs/cgroup/hugetlb for the run, and the trap unmounts it and removes that
+# directory (only what it made).  Every container has a unique id and a private --root under a
+# temporary directory; everything is deleted at exit.  No sysctl is touched.
+set -euo pipefail
+
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SRC_DIR=$(dirname "$BENCH_DIR")
+AGENTRT=${AGENTRT:-$SRC_DIR/agentrt}
+OUT_DIR=${BENCH_OUT:-$BENCH_DIR}
+WARMUP=${BENCH_WARMUP:-2}
+RUNS=${BENCH_RUNS:-10}
+SC_RUNS=${SC_RUNS:-7}
+SC_BUDGET_MS=${SC_BUDGET_MS:-100}
+PEERS=(crun runc runsc agentrt)
+PACKAGES=(crun runc runsc hyperfine gnuplot-nox jq busybox-static gcc libc6-dev iproute2
+  util-linux)
+SC_TESTS=(getppid uname open-close open-proc stat fork-exec tcp-connect)
+CGROOT=/sys/fs/cgroup
+
+log() { printf 'bench: %s\n' "$*" >&2; }
+die() {
+  log "$*"
+  exit 1
+}
+
+# ---------------------------------------------------------------------------------------------
+# Bundles: one busybox rootfs (tests/lib/rootfs.sh) with the static sc-bench at /sc-bench, and
+# one config (`runc spec`, terminal false, read-only root) that differs between the bundles only
+# in process.args.
+make_bundles() {
+  local dir=$1 spec_tmp
+  mkdir -p "$dir"
+  dir=$(cd "$dir" && pwd)
+  # shellcheck disable=SC1091 # tests/lib/rootfs.sh, beside bench/
+  source "$SRC_DIR/tests/lib/rootfs.sh"
+  rootfs_busybox "$dir/rootfs"
+  gcc -static -O2 -Wall -Wextra -o "$dir/rootfs/sc-bench" "$BENCH_DIR/sc-bench.c"
+  spec_tmp=$(mktemp -d "$dir/spec.XXXXXX")
+  if command -v runc >/dev/null; then
+    (cd "$spec_tmp" && runc spec)
+  else
+    # crun 1.8 refuses agentrt's ociVersion 1.2.0 ("unknown version specified").
+    (cd "$spec_tmp" && "$AGENTRT" spec)
+    jq '.ociVersion = "1.0.2-dev"' "$spec_tmp/config.json" >"$spec_tmp/c" &&
+      mv "$spec_tmp/c" "$spec_tmp/config.json"
+  fi
+  local name args
+  for name in true sleep sc sc-tcp; do
+    case $name in
+    true) args='["/bin/true"]' ;;
+    sleep) args='["/bin/sleep","86400"]' ;;
+    sc) args="[\"/sc-bench\",\"-r\",\"$SC_RUNS\",\"-t\",\"$SC_BUDGET_MS\"]" ;;
+    sc-tcp) args="[\"/sc-bench\",\"-r\",\"$SC_RUNS\",\"-t\",\"$SC_BUDGET_MS\",\"tcp-connect\"]" ;;
+    esac
+    mkdir -p "$dir/$name"
+    jq --arg root "$dir/rootfs" --argjson args "$args" \
+      '.process.terminal = false | .process.args = $args | .root = {path: $root, readonly: true}' \
+      "$spec_tmp/config.json" >"$dir/$name/config.json"
+  done
+  rm -rf "$spec_tmp"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Each peer's command line, with its private --root.
+declare -A RT UNAVAIL NOTE VERSION
+set_rt() {
+  local tmp=$1
+  RT[crun]="crun --root $tmp/root-crun"
+  RT[runc]="runc --root $tmp/root-runc"
+  RT[runsc]="runsc --root $tmp/root-runsc --platform=ptrace --network=none${RUNSC_EXTRA:-}"
+  RT[agentrt]="$AGENTRT --root $tmp/root-agentrt"
+}
+
+# `__prep PEER PHASE ID`: what hyperfine runs, untimed, before each timed command.
+if [ "${1:-}" = __prep ]; then
+  set_rt "$BENCH_TMP"
+  peer=$2 phase=$3 id=$4 rt=${RT[$2]}
+  exec </dev/null >/dev/null 2>>"$BENCH_TMP/prep.log"
+  $rt delete --force "$id" || true
+  case $phase in
+  create | run) ;;
+  start) $rt create --bundle "$BENCH_TMP/b/true" "$id" ;;
+  delete | delete-late)
+    $rt create --bundle "$BENCH_TMP/b/true" "$id"
+    $rt start "$id"
+    for _ in $(seq 500); do # until /bin/true has exited: delete a stopped container
+      if [ "$($rt state "$id" | jq -r .status)" = stopped ]; then
+        [ "$phase" = delete ] || sleep 3 # and, for delete-late, whatever winds down after it
+        exit 0
+      fi
+      sleep 0.01
+    done
+    echo "prep: $peer $id did not stop" >&2
+    exit 1
+    ;;
+  esac
+  exit 0
+fi
+
+if [ "${1:-}" = bundle ]; then
+  [ $# -eq 2 ] || die "usage: $0 bundle DIR"
+  make_bundles "$2"
+  log "bundles in $2: true sleep sc sc-tcp (rootfs: $2/rootfs)"
+  exit 0
+fi
+[ $# -eq 0 ] || die "usage: $0 [bundle DIR]"
+[ "$(id -u)" -eq 0 ] || die "needs root (containers, and maybe the hugetlb mount)"
+
+# ---------------------------------------------------------------------------------------------
+# Install what is missing, from Debian's packages.  A package that cannot be installed takes
+# only its own peer out of the table, with the reason.
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  log "installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq || log "apt-get update failed"
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+    for p in "${missing[@]}"; do
+      apt-get install -y -qq --no-install-recommends "$p" >/dev/null || log "could not install $p"
+    done
+fi
+for tool in hyperfine jq gcc gnuplot busybox nsenter ip; do
+  command -v "$tool" >/dev/null || die "$tool is missing and could not be installed"
+done
+[ -x "$AGENTRT" ] || die "no agentrt binary at $AGENTRT (build it, or set AGENTRT)"
+AGENTRT=$(cd "$(dirname "$AGENTRT")" && pwd)/$(basename "$AGENTRT")
+
+TMP=$(mktemp -d /tmp/agentrt-bench.XXXXXX)
+chmod 0755 "$TMP"
+export BENCH_TMP=$TMP
+ID=ab$$ # every container id is $ID-PEER-PHASE: unique on this machine while we run
+MADE_HUGETLB_DIR=0
+MOUNTED_HUGETLB=0
+CGROUP_NOTE=""
+
+# The kernel gives hugetlb back to the cgroup2 mount when the v1 hierarchy dies, and it dies at
+# umount only if it has no child cgroup then, not even a dying one (a container's cgroup that a
+# peer removed a moment ago can still be dying): a hierarchy unmounted too early stays, unmounted
+# and invisible, holding hugetlb.  So: unmount, and if hugetlb does not come back, mount the
+# same hierarchy again, let the dying cgroups go, and unmount again.
+undo_hugetlb() {
+  local try
+  for try in 1 2 3 4 5 6; do
+    # Cgroups a peer left behind under our hierarchy (named after our ids) go first.
+    find "$CGROOT/hugetlb" -mindepth 1 -depth -type d -name "$ID-*" -exec rmdir {} + 2>/dev/null
+    if ! umount "$CGROOT/hugetlb"; then
+      log "could not unmount $CGROOT/hugetlb: undo it by hand"
+      return 1
+    fi
+    for _ in $(seq 20); do
+      if grep -qw hugetlb "$CGROOT/unified/cgroup.controllers"; then
+        log "unmounted $CGROOT/hugetlb; hugetlb is back in $CGROOT/unified (try $try)"
+        return 0
+      fi
+      sleep 0.25
+    done
+    mount -t cgroup -o hugetlb cgroup "$CGROOT/hugetlb" || break
+    sleep 1
+  done
+  log "hugetlb is not back in $CGROOT/unified: mount -t cgroup -o hugetlb cgroup DIR, then umount DIR"
+  return 1
+}
+
+cleanup() {
+  local rc=$? peer id q
+  trap - EXIT INT TERM
+  set +e
+  for peer in "${PEERS[@]}"; do
+    [ -n "${RT[$peer]:-}" ] || continue
+    [ -d "$TMP/root-$peer" ] || continue
+    q=-q
+    [ "$peer" != runsc ] || q=-quiet
+    for id in $(${RT[$peer]} list $q 2>/dev/null); do
+      case $id in "$ID"-*) ${RT[$peer]} delete --force "$id" >/dev/null 2>&1 ;; esac
+    done
+  done
+  if [ "$MOUNTED_HUGETLB" = 1 ]; then
+    undo_hugetlb || rc=1
+  fi
+  if [ "$MADE_HUGETLB_DIR" = 1 ]; then
+    rmdir "$CGROOT/hugetlb" || {
+      log "could not remove $CGROOT/hugetlb"
+      rc=1
+    }
+  fi
+  rm -rf --one-file-system "$TMP"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+log "building the bundles in $TMP/b"
+make_bundles "$TMP/b"
+B=$TMP/b
+set_rt "$TMP"
+for peer in "${PEERS[@]}"; do mkdir -p "$TMP/root-$peer"; done
+
+# ---------------------------------------------------------------------------------------------
+# Which peers run here.  A probe is a `run` of /bin/true; its error is the reason in the table.
+probe() { # PEER: 0 if it runs /bin/true here; its stderr in $TMP/probe-PEER.err
+  local peer=$1
+  ${RT[$peer]} run --bundle "$B/true" "$ID-$peer-probe" </dev/null >/dev/null \
+    2>"$TMP/probe-$peer.err"
+}
+first_error() { # FILE: the runtime's message, one line, without its time and level prefix
+  { grep -v '^\s*$' "$1" 2>/dev/null || echo "(no message)"; } | tail -n1 | sed -E 's/^time="[^"]*" level=[a-z]+ msg="(.*)"$/\1/' |
+    tr '|' '/' | cut -c1-200
+}
+
+for peer in "${PEERS[@]}"; do
+  bin=${RT[$peer]%% *}
+  if ! command -v "$bin" >/dev/null; then
+    UNAVAIL[$peer]="cannot run here: $bin is not installed (Debian package $peer)"
+    continue
+  fi
+  case $peer in
+  agentrt) VERSION[$peer]=$("$AGENTRT" --version | head -n1 | sed 's/ version//') ;;
+  runsc) VERSION[$peer]="runsc $(runsc --version | head -n1 | awk '{print $3}')" ;;
+  *) VERSION[$peer]=$($bin --version | head -n1 | sed 's/ version//') ;;
+  esac
+done
+
+if [ -z "${UNAVAIL[crun]:-}" ] && ! probe crun; then
+  err=$(first_error "$TMP/probe-crun.err")
+  controllers=$(cat "$CGROOT/unified/cgroup.controllers" 2>/dev/null || true)
+  if [[ $err == *hybrid* && $controllers == hugetlb && ! -e $CGROOT/hugetlb ]]; then
+    log "crun: \"$err\": moving hugetlb to its own v1 hierarchy for this run"
+    if mkdir "$CGROOT/hugetlb" 2>"$TMP/mount.err"; then
+      MADE_HUGETLB_DIR=1
+      if mount -t cgroup -o hugetlb cgroup "$CGROOT/hugetlb" 2>"$TMP/mount.err"; then
+        MOUNTED_HUGETLB=1
+        CGROUP_NOTE="crun refuses the booted layout (\"$err\"): the bench moved hugetlb to its own v1 hierarchy (\`mount -t cgroup -o hugetlb cgroup $CGROOT/hugetlb\`) for the whole run, every peer measured so, and undid it after"
+      fi
+    fi
+    if [ "$MOUNTED_HUGETLB" = 0 ]; then
+      UNAVAIL[crun]="cannot run here: $err; moving hugetlb to v1 failed: $(first_error "$TMP/mount.err")"
+      if [ "$MADE_HUGETLB_DIR" = 1 ]; then rmdir "$CGROOT/hugetlb" && MADE_HUGETLB_DIR=0; fi
+    elif ! probe crun; then
+      UNAVAIL[crun]="cannot run here: $(first_error "$TMP/probe-crun.err") (with hugetlb moved to v1)"
+    fi
+  else
+    UNAVAIL[crun]="cannot run here: $err"
+  fi
+fi
+if [ -z "${UNAVAIL[runsc]:-}" ] && ! probe runsc; then
+  export RUNSC_EXTRA=" --ignore-cgroups"
+  set_rt "$TMP"
+  probe runsc || UNAVAIL[runsc]="cannot run here: $(first_error "$TMP/probe-runsc.err")"
+fi
+for peer in runc agentrt; do
+  if [ -z "${UNAVAIL[$peer]:-}" ] && ! probe $peer; then
+    UNAVAIL[$peer]="cannot run here: $(first_error "$TMP/probe-$peer.err")"
+  fi
+done
+NOTE[runsc]="gVisor, --platform=ptrace (/dev/kvm here is a PVM device), --network=none${RUNSC_EXTRA:+, --ignore-cgroups}"
+NOTE[agentrt]="only \`--platform none\` behaviour exists today: no supervisor yet, so no system call is supervised"
+NOTE[crun]=${CGROUP_NOTE:-"booted cgroup layout"}
+NOTE[runc]="booted cgroup layout${CGROUP_NOTE:+ (with hugetlb moved, see crun)}"
+for peer in "${PEERS[@]}"; do
+  [ -z "${UNAVAIL[$peer]:-}" ] || log "$peer: ${UNAVAIL[$peer]}"
+done
+
+# ---------------------------------------------------------------------------------------------
+# Lifecycle, with hyperfine (no shell between it and the runtime: -N).  VAL[peer,row] is the
+# median in the row's unit, or the reason there is none.
+declare -A VAL
+LIFECYCLE=(run create start delete exec)
+declare -A LC_LABEL=([run]="run /bin/true" [create]="create" [start]="start" [delete]="delete"
+  [exec]="exec /bin/true into a running container")
+declare -A LC_CMD=(
+  [run]='`$RT run --bundle $B/true ID`'
+  [create]='`$RT create --bundle $B/true ID` (each after `$RT delete --force ID`)'
+  [start]='`$RT start ID` (each after `$RT create --bundle $B/true ID`)'
+  [delete]='`$RT delete ID` (each after create, start and /bin/true having exited)'
+  [exec]='`$RT exec ID /bin/true` (ID from `$RT create --bundle $B/sleep ID; $RT start ID`)'
+)
+
+fmt() { # VALUE: three significant figures, no exponent
+  awk -v v="$1" 'BEGIN { if (v >= 100) printf "%.0f", v; else if (v >= 10) printf "%.1f", v; else printf "%.2f", v }'
+}
+is_num() { [[ ${1:-} =~ ^[0-9]+(\.[0-9]+)?$ ]]; }
+hf() { # PEER PHASE ID [WARMUP RUNS]: hyperfine one command; sets VAL[PEER,PHASE] to its median in ms
+  local peer=$1 phase=$2 id=$3 warmup=${4:-$WARMUP} runs=${5:-$RUNS} cmd json=$TMP/hf-$1-$2.json
+  local -a prep=()
+  case $phase in
+  run) cmd="${RT[$peer]} run --bundle $B/true $id" ;;
+  create) cmd="${RT[$peer]} create --bundle $B/true $id" ;;
+  start) cmd="${RT[$peer]} start $id" ;;
+  delete | delete-late) cmd="${RT[$peer]} delete $id" ;;
+  exec) cmd="${RT[$peer]} exec $id /bin/true" ;;
+  esac
+  [ "$phase" = exec ] || prep=(--prepare "bash $BENCH_DIR/run.sh __prep $peer $phase $id")
+  log "$peer $phase: $cmd"
+  if hyperfine -N --style basic --warmup "$warmup" --runs "$runs" "${prep[@]}" \
+    --export-json "$json" "$cmd" </dev/null >"$TMP/hf-$peer-$phase.out" 2>&1; then
+    VAL[$peer,$phase]=$(jq -r '.results[0].median * 1000' "$json")
+  else
+    VAL[$peer,$phase]="failed: $(first_error "$TMP/hf-$peer-$phase.out")"
+  fi
+  ${RT[$peer]} delete --force "$id" </dev/null >/dev/null 2>&1 || true
+}
+
+for peer in "${PEERS[@]}"; do
+  [ -z "${UNAVAIL[$peer]:-}" ] || continue
+  for phase in run create start delete; do
+    hf "$peer" "$phase" "$ID-$peer-$phase"
+  done
+  # A delete far slower than crun's may be waiting for something to wind down after the
+  # container's process exited (runsc: its sandbox): time it again, 3 s after the exit.
+  if is_num "${VAL[$peer,delete]}" && awk -v v="${VAL[$peer,delete]}" 'BEGIN { exit !(v > 100) }'; then
+    hf "$peer" delete-late "$ID-$peer-dlate" 0 3
+    if is_num "${VAL[$peer,delete-late]}"; then
+      NOTE[$peer,delete]="deleting 3 s after /bin/true exited instead takes $(fmt "${VAL[$peer,delete-late]}") ms (median of 3): right after the exit, \`$peer delete\` waits for the rest of the container (runsc: its sandbox) to wind down"
+    fi
+  fi
+  id=$ID-$peer-exec
+  if ${RT[$peer]} create --bundle "$B/sleep" "$id" </dev/null >/dev/null 2>"$TMP/exec-$peer.err" &&
+    ${RT[$peer]} start "$id" </dev/null >/dev/null 2>>"$TMP/exec-$peer.err"; then
+    hf "$peer" exec "$id"
+  else
+    VAL[$peer,exec]="failed: $(first_error "$TMP/exec-$peer.err")"
+  fi
+  ${RT[$peer]} kill "$id" KILL >/dev/null 2>&1 || true
+  ${RT[$peer]} delete --force "$id" </dev/null >/dev/null 2>&1 || true
+done
+
+# ---------------------------------------------------------------------------------------------
+# System calls inside the container: sc-bench as the container's process, and on the host.
+declare -A SC_LABEL=([getppid]="getppid (allowed call)" [uname]="uname"
+  [open-close]="open+close of a regular file (/etc/passwd)" [open-proc]="open+close of /proc/meminfo"
+  [stat]="stat (/etc/passwd)" [fork-exec]="fork+exec+wait (a static binary)"
+  [tcp-connect]="TCP connect to a loopback server in the container (socket+connect+close)")
+
+parse_sc() { # PEER FILE [NOTE]: sc-bench's lines into VAL[PEER,TEST]
+  local peer=$1 file=$2 note=${3:-} name median rest
+  while IFS=$'\t' read -r name median rest; do
+    case $name in '#'* | '') continue ;; esac
+    if [ "$median" = n/a ]; then
+      VAL[$peer,$name]="n/a: $(tr '|' '/' <<<"$rest")"
+    else
+      VAL[$peer,$name]=$median
+      [ -z "$note" ] || NOTE[$peer,$name]=$note
+    fi
+  done <"$file"
+}
+
+# A peer that leaves the container's loopback down cannot connect to 127.0.0.1 (runc, crun and
+# runsc bring lo up themselves).  Measure it anyway, with lo brought up from the host (nsenter)
+# between create and start, and say so next to the figure.
+tcp_with_lo_up() { # PEER
+  local peer=$1 id=$ID-$1-sctcp reason=${VAL[$1,tcp-connect]#n/a: } pid status
+  ${RT[$peer]} create --bundle "$B/sc-tcp" "$id" </dev/null >"$TMP/sctcp-$peer.out" \
+    2>"$TMP/sctcp-$peer.err" || return 1
+  pid=$(${RT[$peer]} state "$id" | jq -r .pid) &&
+    nsenter --net="/proc/$pid/ns/net" ip link set lo up &&
+    ${RT[$peer]} start "$id" </dev/null >/dev/null 2>>"$TMP/sctcp-$peer.err" || {
+    ${RT[$peer]} delete --force "$id" >/dev/null 2>&1
+    return 1
+  }
+  for _ in $(seq 600); do
+    status=$(${RT[$peer]} state "$id" 2>/dev/null | jq -r .status) || status=gone
+    [ "$status" = running ] || break
+    sleep 0.1
+  done
+  ${RT[$peer]} delete --force "$id" >/dev/null 2>&1 || true
+  parse_sc "$peer" "$TMP/sctcp-$peer.out" \
+    "under a plain \`run\` the connect fails (\"$reason\"): $peer leaves the container's lo down, where runc, crun and runsc bring it up; measured instead with lo brought up from the host by \`nsenter --net=/proc/PID/ns/net ip link set lo up\` between \`\$RT create --bundle \$B/sc-tcp ID\` and \`\$RT start ID\`"
+}
+
+log "host: $B/rootfs/sc-bench"
+"$B/rootfs/sc-bench" -r "$SC_RUNS" -t "$SC_BUDGET_MS" >"$TMP/sc-host.out"
+parse_sc host "$TMP/sc-host.out"
+for peer in "${PEERS[@]}"; do
+  [ -z "${UNAVAIL[$peer]:-}" ] || continue
+  log "$peer: sc-bench in a container"
+  if ${RT[$peer]} run --bundle "$B/sc" "$ID-$peer-sc" </dev/null >"$TMP/sc-$peer.out" \
+    2>"$TMP/sc-$peer.err"; then
+    parse_sc "$peer" "$TMP/sc-$peer.out"
+  else
+    for t in "${SC_TESTS[@]}"; do VAL[$peer,$t]="failed: $(first_error "$TMP/sc-$peer.err")"; done
+  fi
+  if [[ ${VAL[$peer,tcp-connect]:-} == n/a:* ]]; then
+    tcp_with_lo_up "$peer" || log "$peer: tcp-connect with lo brought up failed too"
+  fi
+done
+
+# ---------------------------------------------------------------------------------------------
+# The table (stdout and results.md), the data (results.tsv) and the chart (results.png).
+cell() { # PEER ROW
+  local peer=$1 row=$2 v base
+  if [ -n "${UNAVAIL[$peer]:-}" ]; then
+    echo "${UNAVAIL[$peer]}"
+    return
+  fi
+  v=${VAL[$peer,$row]:-}
+  if ! is_num "$v"; then
+    echo "${v:-not measured}"
+    return
+  fi
+  base=${VAL[crun,$row]:-}
+  if [ -z "${UNAVAIL[crun]:-}" ] && is_num "$base"; then
+    printf '%s (%s×)' "$(fmt "$v")" "$(fmt "$(awk -v a="$v" -v b="$base" 'BEGIN { printf "%.4f", a / b }')")"
+  else
+    fmt "$v"
+  fi
+  if [ -n "${NOTE_MARK[$peer,$row]:-}" ]; then printf ' %s' "${NOTE_MARK[$peer,$row]}"; fi
+}
+
+# Footnotes, numbered in the table's order.
+declare -A NOTE_MARK
+SUPERSCRIPT=(⁰ ¹ ² ³ ⁴ ⁵ ⁶ ⁷ ⁸ ⁹)
+NOTE_ORDER=()
+for row in "${LIFECYCLE[@]}" "${SC_TESTS[@]}"; do
+  for peer in "${PEERS[@]}"; do
+    if [ -n "${NOTE[$peer,$row]:-}" ] && [ -z "${UNAVAIL[$peer]:-}" ] && is_num "${VAL[$peer,$row]:-}"; then
+      NOTE_ORDER+=("$peer,$row")
+      n=${#NOTE_ORDER[@]}
+      NOTE_MARK[$peer,$row]="⁽$(sed 's/./&\n/g' <<<"$n" | while read -r d; do [ -z "$d" ] || printf '%s' "${SUPERSCRIPT[$d]}"; done)⁾"
+    fi
+  done
+done
+
+SC_CMD='`$RT run --bundle $B/sc ID`; host: `$B/rootfs/sc-bench -r '"$SC_RUNS"' -t '"$SC_BUDGET_MS"
+{
+  echo "# agentrt benchmark results"
+  echo
+  echo "$(date -u +%Y-%m-%d), $(uname -r), $(nproc) vCPUs, $(. /etc/os-release && echo "$PRETTY_NAME"); $(hyperfine --version)."
+  echo "Medians, and in brackets the ratio to crun (lower is faster).  Lifecycle: hyperfine"
+  echo "\`-N --warmup $WARMUP --runs $RUNS\`, in ms.  System calls: sc-bench inside the container, ns per"
+  echo "call, median of $SC_RUNS runs of >= $SC_BUDGET_MS ms (\`\$B/sc\` runs \`/sc-bench -r $SC_RUNS -t $SC_BUDGET_MS\`, every"
+  echo "test; a test's name after it runs that one only).  \`\$B\` is a bundle directory from"
+  echo "\`bench/run.sh bundle \$B\`; \`\$RT\` is the peer's command line from the row below; ID is any new id."
+  echo "crun, runc and agentrt all let these calls run natively, so their differences in the system-call"
+  echo "rows, and from the host column, are this VM's run-to-run noise, not the runtimes."
+  echo
+  printf '| measurement | unit |'
+  for peer in "${PEERS[@]}"; do printf ' %s |' "$peer"; done
+  printf ' host | command |\n|---|---|'
+  for _ in "${PEERS[@]}"; do printf -- '---|'; done
+  printf -- '---|---|\n'
+  printf '| version | |'
+  for peer in "${PEERS[@]}"; do printf ' %s |' "${VERSION[$peer]:-—}"; done
+  printf ' %s | |\n' "$(uname -r)"
+  printf '| `$RT` | |'
+  for peer in "${PEERS[@]}"; do printf ' `%s` |' "$(sed "s#$TMP#\$TMP#g; s#$SRC_DIR/##" <<<"${RT[$peer]}" | sed 's#--root $TMP/root-[a-z]*#--root $ROOT#')"; done
+  printf ' — | `$ROOT`: a private state directory per peer |\n'
+  printf '| setup | |'
+  for peer in "${PEERS[@]}"; do printf ' %s |' "${UNAVAIL[$peer]:-${NOTE[$peer]}}"; done
+  printf ' no container | one bundle config for all: `runc spec`, terminal false, read-only root |\n'
+  for phase in "${LIFECYCLE[@]}"; do
+    printf '| %s | ms |' "${LC_LABEL[$phase]}"
+    for peer in "${PEERS[@]}"; do printf ' %s |' "$(cell "$peer" "$phase")"; done
+    printf ' — | %s |\n' "${LC_CMD[$phase]}"
+  done
+  for t in "${SC_TESTS[@]}"; do
+    printf '| %s | ns/call |' "${SC_LABEL[$t]}"
+    for peer in "${PEERS[@]}"; do printf ' %s |' "$(cell "$peer" "$t")"; done
+    printf ' %s | %s |\n' "$(is_num "${VAL[host,$t]:-}" && fmt "${VAL[host,$t]}" || echo "${VAL[host,$t]:-—}")" \
+      "$SC_CMD $t\`"
+  done
+  [ ${#NOTE_ORDER[@]} -eq 0 ] || echo
+  for key in "${NOTE_ORDER[@]}"; do
+    echo "${NOTE_MARK[$key]} ${key%%,*}, ${key#*,}: ${NOTE[$key]}."
+  done
+  echo
+  echo '![chart](results.png)'
+} >"$TMP/results.md"
+
+{
+  printf 'section\tmeasurement'
+  for peer in "${PEERS[@]}"; do printf '\t%s' "$peer"; done
+  printf '\thost\n'
+  for phase in "${LIFECYCLE[@]}"; do
+    printf 'lifecycle\t%s' "$phase"
+    for peer in "${PEERS[@]}"; do
+      v=${VAL[$peer,$phase]:-}
+      { [ -z "${UNAVAIL[$peer]:-}" ] && is_num "$v"; } || v=NaN
+      printf '\t%s' "$v"
+    done
+    printf '\tNaN\n'
+  done
+  printf '\n\nsection\tmeasurement'
+  for peer in "${PEERS[@]}"; do printf '\t%s' "$peer"; done
+  printf '\thost\n'
+  for t in "${SC_TESTS[@]}"; do
+    printf 'syscalls\t%s' "$t"
+    for peer in "${PEERS[@]}" host; do
+      v=${VAL[$peer,$t]:-}
+      { [ -z "${UNAVAIL[$peer]:-}" ] && is_num "$v"; } || v=NaN
+      printf '\t%s' "$v"
+    done
+    printf '\n'
+  done
+} >"$TMP/results.tsv"
+
+gnuplot -e "data='$TMP/results.tsv'; out='$TMP/results.png'" "$BENCH_DIR/plot.gp" \
+  2>"$TMP/gnuplot.err" || {
+  cat "$TMP/gnuplot.err" >&2
+  die "gnuplot failed"
+}
+mkdir -p "$OUT_DIR"
+cp "$TMP/results.md" "$TMP/results.tsv" "$TMP/results.png" "$OUT_DIR/"
+cat "$TMP/results.md"
+log "wrote $OUT_DIR/results.md, results.tsv, results.png"
