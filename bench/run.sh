@@ -9,7 +9,7 @@
 #
 # Environment: AGENTRT (the binary; default: ../agentrt beside this directory), BENCH_OUT (where
 # results go; default: this directory), BENCH_WARMUP/BENCH_RUNS (hyperfine, default 2/10),
-# SC_RUNS/SC_BUDGET_MS (sc-bench, default 7 runs of 100 ms per call).
+# SC_RUNS/SC_BUDGET_MS (sc-bench: 7 runs, each its own container, of >= 100 ms per test).
 #
 # What this changes on the host, and undoes: only if crun refuses the hybrid cgroup layout
 # because the cgroup2 mount holds hugetlb, it mounts hugetlb as its own v1 hierarchy on a new
@@ -46,9 +46,14 @@ make_bundles() {
   local dir=$1 spec_tmp
   mkdir -p "$dir"
   dir=$(cd "$dir" && pwd)
-  # shellcheck disable=SC1091 # tests/lib/rootfs.sh, beside bench/
-  source "$SRC_DIR/tests/lib/rootfs.sh"
-  rootfs_busybox "$dir/rootfs"
+  # Without pipefail: rootfs.sh reads busybox's version through `| head -n1`, and busybox can
+  # die of SIGPIPE writing the rest of its help.
+  (
+    set +o pipefail
+    # shellcheck disable=SC1091 # tests/lib/rootfs.sh, beside bench/
+    source "$SRC_DIR/tests/lib/rootfs.sh"
+    rootfs_busybox "$dir/rootfs"
+  )
   gcc -static -O2 -Wall -Wextra -o "$dir/rootfs/sc-bench" "$BENCH_DIR/sc-bench.c"
   spec_tmp=$(mktemp -d "$dir/spec.XXXXXX")
   if command -v runc >/dev/null; then
@@ -64,8 +69,8 @@ make_bundles() {
     case $name in
     true) args='["/bin/true"]' ;;
     sleep) args='["/bin/sleep","86400"]' ;;
-    sc) args="[\"/sc-bench\",\"-r\",\"$SC_RUNS\",\"-t\",\"$SC_BUDGET_MS\"]" ;;
-    sc-tcp) args="[\"/sc-bench\",\"-r\",\"$SC_RUNS\",\"-t\",\"$SC_BUDGET_MS\",\"tcp-connect\"]" ;;
+    sc) args="[\"/sc-bench\",\"-r\",\"1\",\"-t\",\"$SC_BUDGET_MS\"]" ;;
+    sc-tcp) args="[\"/sc-bench\",\"-r\",\"1\",\"-t\",\"$SC_BUDGET_MS\",\"tcp-connect\"]" ;;
     esac
     mkdir -p "$dir/$name"
     jq --arg root "$dir/rootfs" --argjson args "$args" \
@@ -345,20 +350,23 @@ done
 
 # ---------------------------------------------------------------------------------------------
 # System calls inside the container: sc-bench as the container's process, and on the host.
+# This VM's speed for the same call drifts between processes (by up to 1.7x, in steps), so the
+# runs are not made in one container: each run is its own container (`-r 1`), and the peers take
+# turns, round after round, in a rotating order; the figure is the median over the rounds.
 declare -A SC_LABEL=([getppid]="getppid (allowed call)" [uname]="uname"
   [open-close]="open+close of a regular file (/etc/passwd)" [open-proc]="open+close of /proc/meminfo"
   [stat]="stat (/etc/passwd)" [fork-exec]="fork+exec+wait (a static binary)"
   [tcp-connect]="TCP connect to a loopback server in the container (socket+connect+close)")
+declare -A SCV SCNA # the values of each round; the reason a test could not run
 
-parse_sc() { # PEER FILE [NOTE]: sc-bench's lines into VAL[PEER,TEST]
-  local peer=$1 file=$2 note=${3:-} name median rest
-  while IFS=$'\t' read -r name median rest; do
+parse_sc() { # PEER FILE: sc-bench's lines, appended to SCV[PEER,TEST] (or SCNA)
+  local peer=$1 file=$2 name value rest
+  while IFS=$'\t' read -r name value rest; do
     case $name in '#'* | '') continue ;; esac
-    if [ "$median" = n/a ]; then
-      VAL[$peer,$name]="n/a: $(tr '|' '/' <<<"$rest")"
+    if [ "$value" = n/a ]; then
+      SCNA[$peer,$name]="n/a: $(tr '|' '/' <<<"$rest")"
     else
-      VAL[$peer,$name]=$median
-      [ -z "$note" ] || NOTE[$peer,$name]=$note
+      SCV[$peer,$name]="${SCV[$peer,$name]:-} $value"
     fi
   done <"$file"
 }
@@ -366,13 +374,12 @@ parse_sc() { # PEER FILE [NOTE]: sc-bench's lines into VAL[PEER,TEST]
 # A peer that leaves the container's loopback down cannot connect to 127.0.0.1 (runc, crun and
 # runsc bring lo up themselves).  Measure it anyway, with lo brought up from the host (nsenter)
 # between create and start, and say so next to the figure.
-tcp_with_lo_up() { # PEER
-  local peer=$1 id=$ID-$1-sctcp reason=${VAL[$1,tcp-connect]#n/a: } pid status
-  ${RT[$peer]} create --bundle "$B/sc-tcp" "$id" </dev/null >"$TMP/sctcp-$peer.out" \
-    2>"$TMP/sctcp-$peer.err" || return 1
+tcp_with_lo_up() { # PEER ROUND
+  local peer=$1 id=$ID-$1-sctcp$2 out=$TMP/sctcp-$1-$2 pid status
+  ${RT[$peer]} create --bundle "$B/sc-tcp" "$id" </dev/null >"$out.out" 2>"$out.err" || return 1
   pid=$(${RT[$peer]} state "$id" | jq -r .pid) &&
     nsenter --net="/proc/$pid/ns/net" ip link set lo up &&
-    ${RT[$peer]} start "$id" </dev/null >/dev/null 2>>"$TMP/sctcp-$peer.err" || {
+    ${RT[$peer]} start "$id" </dev/null >/dev/null 2>>"$out.err" || {
     ${RT[$peer]} delete --force "$id" >/dev/null 2>&1
     return 1
   }
@@ -382,25 +389,47 @@ tcp_with_lo_up() { # PEER
     sleep 0.1
   done
   ${RT[$peer]} delete --force "$id" >/dev/null 2>&1 || true
-  parse_sc "$peer" "$TMP/sctcp-$peer.out" \
-    "under a plain \`run\` the connect fails (\"$reason\"): $peer leaves the container's lo down, where runc, crun and runsc bring it up; measured instead with lo brought up from the host by \`nsenter --net=/proc/PID/ns/net ip link set lo up\` between \`\$RT create --bundle \$B/sc-tcp ID\` and \`\$RT start ID\`"
+  parse_sc "$peer" "$out.out"
+  NOTE[$peer,tcp-connect]="under a plain \`run\` the connect fails (\"${SCNA[$peer,tcp-connect]#n/a: }\"): $peer leaves the container's lo down, where runc, crun and runsc bring it up; measured instead with lo brought up from the host by \`nsenter --net=/proc/PID/ns/net ip link set lo up\` between \`\$RT create --bundle \$B/sc-tcp ID\` and \`\$RT start ID\`"
 }
 
-log "host: $B/rootfs/sc-bench"
-"$B/rootfs/sc-bench" -r "$SC_RUNS" -t "$SC_BUDGET_MS" >"$TMP/sc-host.out"
-parse_sc host "$TMP/sc-host.out"
-for peer in "${PEERS[@]}"; do
-  [ -z "${UNAVAIL[$peer]:-}" ] || continue
-  log "$peer: sc-bench in a container"
-  if ${RT[$peer]} run --bundle "$B/sc" "$ID-$peer-sc" </dev/null >"$TMP/sc-$peer.out" \
-    2>"$TMP/sc-$peer.err"; then
-    parse_sc "$peer" "$TMP/sc-$peer.out"
+sc_once() { # PEER ROUND
+  local peer=$1 round=$2 out=$TMP/sc-$1-$2 t
+  if [ "$peer" = host ]; then
+    "$B/rootfs/sc-bench" -r 1 -t "$SC_BUDGET_MS" >"$out.out"
+    parse_sc host "$out.out"
+    return
+  fi
+  if ${RT[$peer]} run --bundle "$B/sc" "$ID-$peer-sc$round" </dev/null >"$out.out" 2>"$out.err"; then
+    parse_sc "$peer" "$out.out"
   else
-    for t in "${SC_TESTS[@]}"; do VAL[$peer,$t]="failed: $(first_error "$TMP/sc-$peer.err")"; done
+    for t in "${SC_TESTS[@]}"; do SCNA[$peer,$t]="failed: $(first_error "$out.err")"; done
   fi
-  if [[ ${VAL[$peer,tcp-connect]:-} == n/a:* ]]; then
-    tcp_with_lo_up "$peer" || log "$peer: tcp-connect with lo brought up failed too"
+  if grep -q $'^tcp-connect\tn/a' "$out.out"; then
+    tcp_with_lo_up "$peer" "$round" || log "$peer: tcp-connect with lo brought up failed too"
   fi
+}
+
+SC_PEERS=(host)
+for peer in "${PEERS[@]}"; do [ -n "${UNAVAIL[$peer]:-}" ] || SC_PEERS+=("$peer"); done
+for round in $(seq "$SC_RUNS"); do
+  log "sc-bench, round $round of $SC_RUNS"
+  n=${#SC_PEERS[@]}
+  for i in $(seq 0 $((n - 1))); do
+    sc_once "${SC_PEERS[$(((i + round) % n))]}" "$round"
+  done
+done
+median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+for peer in "${SC_PEERS[@]}"; do
+  for t in "${SC_TESTS[@]}"; do
+    if [ -n "${SCV[$peer,$t]:-}" ]; then
+      VAL[$peer,$t]=$(median <<<"${SCV[$peer,$t]}")
+      [ "$(wc -w <<<"${SCV[$peer,$t]}")" -eq "$SC_RUNS" ] ||
+        NOTE[$peer,$t]="${NOTE[$peer,$t]:+${NOTE[$peer,$t]}; }only $(wc -w <<<"${SCV[$peer,$t]}") of $SC_RUNS runs gave a figure (${SCNA[$peer,$t]:-})"
+    else
+      VAL[$peer,$t]=${SCNA[$peer,$t]:-not measured}
+    fi
+  done
 done
 
 # ---------------------------------------------------------------------------------------------
@@ -439,15 +468,15 @@ for row in "${LIFECYCLE[@]}" "${SC_TESTS[@]}"; do
   done
 done
 
-SC_CMD='`$RT run --bundle $B/sc ID`; host: `$B/rootfs/sc-bench -r '"$SC_RUNS"' -t '"$SC_BUDGET_MS"
+SC_CMD='`$RT run --bundle $B/sc ID` (×'"$SC_RUNS"'); host: `$B/rootfs/sc-bench -r 1 -t '"$SC_BUDGET_MS"
 {
   echo "# agentrt benchmark results"
   echo
   echo "$(date -u +%Y-%m-%d), $(uname -r), $(nproc) vCPUs, $(. /etc/os-release && echo "$PRETTY_NAME"); $(hyperfine --version)."
   echo "Medians, and in brackets the ratio to crun (lower is faster).  Lifecycle: hyperfine"
   echo "\`-N --warmup $WARMUP --runs $RUNS\`, in ms.  System calls: sc-bench inside the container, ns per"
-  echo "call, median of $SC_RUNS runs of >= $SC_BUDGET_MS ms (\`\$B/sc\` runs \`/sc-bench -r $SC_RUNS -t $SC_BUDGET_MS\`, every"
-  echo "test; a test's name after it runs that one only).  \`\$B\` is a bundle directory from"
+  echo "call, median of $SC_RUNS runs of >= $SC_BUDGET_MS ms, each run a new container (\`\$B/sc\` runs \`/sc-bench -r 1 -t $SC_BUDGET_MS\`,"
+  echo "every test; a test's name after it runs that one only), the peers taking turns.  \`\$B\` is a bundle directory from"
   echo "\`bench/run.sh bundle \$B\`; \`\$RT\` is the peer's command line from the row below; ID is any new id."
   echo "crun, runc and agentrt all let these calls run natively, so their differences in the system-call"
   echo "rows, and from the host column, are this VM's run-to-run noise, not the runtimes."

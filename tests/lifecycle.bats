@@ -469,3 +469,20 @@ HOOK
   sleep 0.2
   ! pgrep -f "^sleep 30$" # the hook died with the create that ran it
 }
+
+@test "agentrt run: a new user namespace can join a network namespace the host owns" {
+  update_config '.process.args = ["/bin/sleep", "1000"]'
+  agentrt_detached run -d -b "$BUNDLE" "$CID-net"
+  owner=$(__agentrt state "$CID-net" | jq -r .pid)
+  cp "$ROOT/config.orig" "$BUNDLE/config.json"
+  update_config --arg p "/proc/$owner/ns/net" '.linux.namespaces |= map(if .type == "network" then .path = $p else . end)
+    | .linux.namespaces += [{"type": "user"}]
+    | .linux.uidMappings = [{"containerID": 0, "hostID": 200000, "size": 65536}]
+    | .linux.gidMappings = [{"containerID": 0, "hostID": 200000, "size": 65536}]
+    | .process.args = ["/bin/sh", "-c", "id -u; readlink /proc/self/ns/net; echo $$"]'
+  agentrt run -b "$BUNDLE" "$CID-userns"
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = "0" ]
+  [ "${lines[1]}" = "$(readlink /proc/$owner/ns/net)" ]
+  [ "${lines[2]}" = "1" ] # still pid 1 of its own pid namespace
+}

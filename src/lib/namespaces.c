@@ -55,13 +55,21 @@ plan_flags (struct ns_plan *p)
   static const int unshared[]
       = { SPEC_NS_MOUNT, SPEC_NS_NETWORK, SPEC_NS_IPC, SPEC_NS_UTS, SPEC_NS_CGROUP };
 
-  if (p->new_ns[SPEC_NS_USER])
+  bool joins = false;
+
+  for (size_t i = 0; i < SPEC_NS_N; i++)
+    joins = joins || (i != SPEC_NS_USER && p->join_fd[i] >= 0);
+  /* Joining a namespace owned by the host's user namespace needs the host's capabilities, so a
+     new user namespace then comes after the joins (containerd's pods with hostUsers: false join
+     a network namespace made by CNI).  */
+  p->late_userns = p->new_ns[SPEC_NS_USER] && joins;
+  if (p->new_ns[SPEC_NS_USER] && !p->late_userns)
     p->clone_flags |= CLONE_NEWUSER;
   /* Entering a pid or time namespace only affects children, so then the child forks the init
      once more.  A pid namespace made by clone would also belong to the runtime's user namespace
      when the container joins another one.  */
   p->fork_init = p->join_fd[SPEC_NS_PID] >= 0 || p->join_fd[SPEC_NS_TIME] >= 0
-                 || p->new_ns[SPEC_NS_TIME]
+                 || p->new_ns[SPEC_NS_TIME] || (p->new_ns[SPEC_NS_PID] && p->late_userns)
                  || (p->new_ns[SPEC_NS_PID] && p->join_fd[SPEC_NS_USER] >= 0);
   if (p->new_ns[SPEC_NS_PID] && !p->fork_init)
     p->clone_flags |= CLONE_NEWPID;
@@ -133,7 +141,7 @@ namespaces_write_id_maps (pid_t pid, const struct spec_linux *l, ar_error_t *err
 }
 
 int
-namespaces_enter (const struct ns_plan *p, ar_error_t *err)
+namespaces_join (const struct ns_plan *p, ar_error_t *err)
 {
   /* The user namespace first: it decides what the others may be joined with.  */
   if (p->join_fd[SPEC_NS_USER] >= 0 && setns (p->join_fd[SPEC_NS_USER], CLONE_NEWUSER) < 0)
@@ -145,6 +153,20 @@ namespaces_enter (const struct ns_plan *p, ar_error_t *err)
       if (setns (p->join_fd[i], spec_namespace_names[i].clone_flag) < 0)
         return ar_make_error (err, errno, "setns %s namespace", spec_namespace_names[i].oci);
     }
+  return 0;
+}
+
+int
+namespaces_unshare_user (const struct ns_plan *p, ar_error_t *err)
+{
+  if (p->late_userns && unshare (CLONE_NEWUSER) < 0)
+    return ar_make_error (err, errno, "unshare user namespace");
+  return 0;
+}
+
+int
+namespaces_unshare (const struct ns_plan *p, ar_error_t *err)
+{
   if (p->unshare_flags && unshare (p->unshare_flags) < 0)
     return ar_make_error (err, errno, "unshare namespaces");
   if (p->new_ns[SPEC_NS_PID] && !(p->clone_flags & CLONE_NEWPID) && unshare (CLONE_NEWPID) < 0)

@@ -19,6 +19,8 @@ struct ns_plan
   int unshare_flags;      /* what the child unshares after joining: mount, net, ipc, uts, cgroup */
   bool fork_init;         /* the init must be forked once more (new time ns, or a new pid ns
                              under a joined user ns) */
+  bool late_userns;       /* a new user ns made after joining the others (runc's nsexec order):
+                             made by clone, joining would need the host's capabilities */
 };
 
 /* Validate linux.namespaces and the id maps, and open every `path`.  */
@@ -27,8 +29,11 @@ void namespaces_plan_release (struct ns_plan *p);
 
 /* Runtime side: write the maps of the child's new user namespace.  */
 int namespaces_write_id_maps (pid_t pid, const struct spec_linux *l, ar_error_t *err);
-/* Child side, in order: join by path (user first), unshare the rest.  */
-int namespaces_enter (const struct ns_plan *p, ar_error_t *err);
+/* Child side, in order: join by path (user first); with late_userns, unshare the user
+   namespace (the caller then has its maps written); then unshare the rest.  */
+int namespaces_join (const struct ns_plan *p, ar_error_t *err);
+int namespaces_unshare_user (const struct ns_plan *p, ar_error_t *err);
+int namespaces_unshare (const struct ns_plan *p, ar_error_t *err);
 /* Child side: a new time namespace's offsets (before the fork that enters it).  */
 int namespaces_set_time_offsets (const struct spec_linux *l, ar_error_t *err);
 /* hostname and domainname; an error if set without a UTS namespace of the container's own.  */
