@@ -32,6 +32,7 @@ set multiplot layout 1,2 title "agentrt (--platform none: no supervisor yet) vs 
 
 set title "container lifecycle (hyperfine)"
 set ylabel "ms per command"
+set yrange [0.5:*]
 plot data index 0 using 3:xtic(2) title columnhead(3) lt 1, \
      ''   index 0 using 4 title columnhead(4) lt 2, \
      ''   index 0 using 5 title columnhead(5) lt 3, \
@@ -39,6 +40,7 @@ plot data index 0 using 3:xtic(2) title columnhead(3) lt 1, \
 
 set title "system calls inside the container (sc-bench)"
 set ylabel "ns per call"
+set yrange [10:*]   # so that the shortest bars (getppid, ~100 ns) still show
 plot data index 1 using 3:xtic(2) title columnhead(3) lt 1, \
      ''   index 1 using 4 title columnhead(4) lt 2, \
      ''   index 1 using 5 title columnhead(5) lt 3, \

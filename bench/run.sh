@@ -9,7 +9,7 @@
 #
 # Environment: AGENTRT (the binary; default: ../agentrt beside this directory), BENCH_OUT (where
 # results go; default: this directory), BENCH_WARMUP/BENCH_RUNS (hyperfine, default 2/10),
-# SC_RUNS/SC_BUDGET_MS (sc-bench: 7 runs, each its own container, of >= 100 ms per test).
+# SC_RUNS/SC_BUDGET_MS (sc-bench: 9 runs, each its own container, of >= 100 ms per test).
 #
 # What this changes on the host, and undoes: only if crun refuses the hybrid cgroup layout
 # because the cgroup2 mount holds hugetlb, it mounts hugetlb as its own v1 hierarchy on a new
@@ -24,7 +24,7 @@ AGENTRT=${AGENTRT:-$SRC_DIR/agentrt}
 OUT_DIR=${BENCH_OUT:-$BENCH_DIR}
 WARMUP=${BENCH_WARMUP:-2}
 RUNS=${BENCH_RUNS:-10}
-SC_RUNS=${SC_RUNS:-7}
+SC_RUNS=${SC_RUNS:-9}
 SC_BUDGET_MS=${SC_BUDGET_MS:-100}
 PEERS=(crun runc runsc agentrt)
 PACKAGES=(crun runc runsc hyperfine gnuplot-nox jq busybox-static gcc libc6-dev iproute2
@@ -46,7 +46,7 @@ make_bundles() {
   local dir=$1 spec_tmp
   mkdir -p "$dir"
   dir=$(cd "$dir" && pwd)
-  # Without pipefail: rootfs.sh reads busybox's version through `| head -n1`, and busybox can
+  # Without pipefail: rootfs.sh reads busybox's version through `| sed -n 1p`, and busybox can
   # die of SIGPIPE writing the rest of its help.
   (
     set +o pipefail
@@ -238,9 +238,9 @@ for peer in "${PEERS[@]}"; do
     continue
   fi
   case $peer in
-  agentrt) VERSION[$peer]=$("$AGENTRT" --version | head -n1 | sed 's/ version//') ;;
-  runsc) VERSION[$peer]="runsc $(runsc --version | head -n1 | awk '{print $3}')" ;;
-  *) VERSION[$peer]=$($bin --version | head -n1 | sed 's/ version//') ;;
+  agentrt) VERSION[$peer]=$("$AGENTRT" --version | sed -n 1p | sed 's/ version//') ;;
+  runsc) VERSION[$peer]="runsc $(runsc --version | sed -n 1p | awk '{print $3}')" ;;
+  *) VERSION[$peer]=$($bin --version | sed -n 1p | sed 's/ version//') ;;
   esac
 done
 

@@ -486,3 +486,10 @@ HOOK
   [ "${lines[1]}" = "$(readlink /proc/$owner/ns/net)" ]
   [ "${lines[2]}" = "1" ] # still pid 1 of its own pid namespace
 }
+
+@test "agentrt run: loopback is up in a new network namespace" {
+  run_sh 'cat /sys/class/net/lo/operstate; (nc -l -p 8080 -e echo served &) ; sleep 0.2; nc 127.0.0.1 8080 </dev/null'
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = "unknown" ] # lo reports "unknown" when up
+  [[ "$output" == *served* ]]
+}

@@ -8,6 +8,9 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "namespaces.h"
@@ -173,6 +176,28 @@ namespaces_unshare (const struct ns_plan *p, ar_error_t *err)
     return ar_make_error (err, errno, "unshare pid namespace");
   if (p->new_ns[SPEC_NS_TIME] && unshare (CLONE_NEWTIME) < 0)
     return ar_make_error (err, errno, "unshare time namespace");
+  return 0;
+}
+
+/* A new network namespace starts with `lo` down; runc and crun bring it up, and programs expect
+   127.0.0.1 to work (a workload's own local servers).  */
+int
+namespaces_loopback_up (const struct ns_plan *p, ar_error_t *err)
+{
+  struct ifreq ifr = { 0 };
+  cleanup_close int sock = -1;
+
+  if (!p->new_ns[SPEC_NS_NETWORK])
+    return 0;
+  sock = socket (AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (sock < 0)
+    return ar_make_error (err, errno, "socket for the loopback interface");
+  strcpy (ifr.ifr_name, "lo");
+  if (ioctl (sock, SIOCGIFFLAGS, &ifr) < 0)
+    return ar_make_error (err, errno, "get the flags of `lo`");
+  ifr.ifr_flags |= IFF_UP;
+  if (ioctl (sock, SIOCSIFFLAGS, &ifr) < 0)
+    return ar_make_error (err, errno, "bring `lo` up");
   return 0;
 }
 

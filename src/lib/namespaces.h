@@ -34,6 +34,8 @@ int namespaces_write_id_maps (pid_t pid, const struct spec_linux *l, ar_error_t 
 int namespaces_join (const struct ns_plan *p, ar_error_t *err);
 int namespaces_unshare_user (const struct ns_plan *p, ar_error_t *err);
 int namespaces_unshare (const struct ns_plan *p, ar_error_t *err);
+/* Child side, in a new network namespace: bring `lo` up.  */
+int namespaces_loopback_up (const struct ns_plan *p, ar_error_t *err);
 /* Child side: a new time namespace's offsets (before the fork that enters it).  */
 int namespaces_set_time_offsets (const struct spec_linux *l, ar_error_t *err);
 /* hostname and domainname; an error if set without a UTS namespace of the container's own.  */

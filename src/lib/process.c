@@ -393,9 +393,9 @@ init_setup (const struct process_init_cfg *c, int sock, struct init_states *st, 
   if ((!c->ns->late_userns && become_userns_root (c, sock, err) < 0)
       || namespaces_join (c->ns, err) < 0 || namespaces_unshare_user (c->ns, err) < 0
       || (c->ns->late_userns && become_userns_root (c, sock, err) < 0)
-      || namespaces_unshare (c->ns, err) < 0 || fork_real_init (c, sock, err) < 0
-      || namespaces_set_uts (s, c->ns, err) < 0 || rootfs_prepare (&rc, err) < 0
-      || run_runtime_hooks (sock, st, err) < 0)
+      || namespaces_unshare (c->ns, err) < 0 || namespaces_loopback_up (c->ns, err) < 0
+      || fork_real_init (c, sock, err) < 0 || namespaces_set_uts (s, c->ns, err) < 0
+      || rootfs_prepare (&rc, err) < 0 || run_runtime_hooks (sock, st, err) < 0)
     return -1;
   if (hooks_run (&s->hooks[SPEC_HOOK_CREATE_CONTAINER], "createContainer", st->creating, err) < 0
       || namespaces_apply_sysctl (s, c->ns, err) < 0 || rootfs_pivot (&rc, err) < 0

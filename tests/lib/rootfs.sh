@@ -11,7 +11,8 @@ rootfs_busybox() {
   if ldd "$busybox" >/dev/null 2>&1; then
     echo "$busybox is dynamically linked: install busybox-static" >&2; return 1
   fi
-  version=$("$busybox" 2>&1 | head -n1 | awk '{print $2}')
+  # awk reads everything: a reader that stops early would SIGPIPE busybox under pipefail.
+  version=$("$busybox" 2>&1 | awk 'NR == 1 { v = $2 } END { print v }')
   cache="$AGENTRT_TEST_CACHE/busybox-$version-r3"
   if [ ! -x "$cache/bin/busybox" ]; then
     local tmp
