@@ -88,19 +88,7 @@ static int
 sync_send_console (int sock, int master, ar_error_t *err)
 {
   struct sync_msg h = { .type = SYNC_CONSOLE };
-  char cbuf[CMSG_SPACE (sizeof (int))] = { 0 };
-  struct iovec iov = { &h, offsetof (struct sync_msg, payload) };
-  struct msghdr mh
-      = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf };
-  struct cmsghdr *c = CMSG_FIRSTHDR (&mh);
-
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN (sizeof (int));
-  memcpy (CMSG_DATA (c), &master, sizeof master);
-  if (sendmsg (sock, &mh, MSG_NOSIGNAL) < 0)
-    return ar_make_error (err, errno, "send the pty master to the runtime");
-  return 0;
+  return terminal_send_fd (sock, master, &h, offsetof (struct sync_msg, payload), err);
 }
 
 static int

@@ -22,10 +22,10 @@
 #include "utils.h"
 
 int
-terminal_send_fd (int sock, int fd, const char *name, ar_error_t *err)
+terminal_send_fd (int sock, int fd, const void *data, size_t len, ar_error_t *err)
 {
   char cbuf[CMSG_SPACE (sizeof (int))] = { 0 };
-  struct iovec iov = { (void *) name, strlen (name) + 1 };
+  struct iovec iov = { (void *) data, len };
   struct msghdr mh
       = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf };
   struct cmsghdr *c = CMSG_FIRSTHDR (&mh);
@@ -52,7 +52,7 @@ terminal_send_to_socket (const char *path, int master, ar_error_t *err)
     return ar_make_error (err, errno, "connect to --console-socket `%s`", path);
   /* runc sends the master's name with it; receivers such as conmon and containerd's
      console.RecvFd read both.  */
-  return terminal_send_fd (sock, master, "/dev/ptmx", err);
+  return terminal_send_fd (sock, master, "/dev/ptmx", sizeof "/dev/ptmx", err);
 }
 
 static int
