@@ -589,27 +589,16 @@ delete_locked (const struct ar_globals *g, int dirfd, struct state *s, bool forc
   return state_dir_remove (rootfd, s->id, err);
 }
 
-static bool
-container_has (const struct ar_globals *g, const char *id, const char *file)
-{
-  cleanup_free char *path = xasprintf ("%s/%s%s", container_root (g), id, file);
-  return access (path, F_OK) == 0;
-}
-
 /* A create killed before it wrote state.json (containerd kills a runtime that times out) leaves
    a directory that would block its id forever; once its lock is free, nothing owns it.  */
 static int
-remove_half_made (const struct ar_globals *g, const char *id, ar_error_t *err)
+remove_half_made (int rootfd, const char *id, ar_error_t *err)
 {
-  cleanup_close int rootfd = state_root_open (container_root (g), false, err);
-  cleanup_close int dirfd = -1;
+  cleanup_close int dirfd = state_dir_lock (rootfd, id, true, err);
 
-  if (rootfd < 0)
-    return -1;
-  dirfd = state_dir_lock (rootfd, id, true, err);
   if (dirfd < 0)
     return -1;
-  if (faccessat (dirfd, "state.json", F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+  if (state_exists (rootfd, id))
     return 1; /* the create finished meanwhile */
   return state_dir_remove (rootfd, id, err);
 }
@@ -619,22 +608,25 @@ ar_container_delete (const struct ar_globals *g, const char *id, bool force, ar_
 {
   cleanup_state struct state *s = NULL;
   cleanup_close int dirfd = -1;
+  cleanup_close int rootfd = -1;
   int r;
 
   if (state_check_id (id, err) < 0)
     return -1;
-  if (container_has (g, id, "") && !container_has (g, id, "/state.json"))
+  rootfd = open (container_root (g), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (rootfd >= 0 && faccessat (rootfd, id, F_OK, AT_SYMLINK_NOFOLLOW) == 0
+      && !state_exists (rootfd, id))
     {
-      r = remove_half_made (g, id, err);
+      r = remove_half_made (rootfd, id, err);
       if (r <= 0)
         return r;
     }
-  if (force && !container_has (g, id, "/state.json"))
+  if (force && (rootfd < 0 || !state_exists (rootfd, id)))
     return 0;
   if (container_load_locked (g, id, true, &dirfd, &s, err) < 0)
     {
       /* Another delete --force won the race: the container is gone, which is what we want.  */
-      if (force && !container_has (g, id, "/state.json"))
+      if (force && !state_exists (rootfd, id))
         {
           ar_error_release (err);
           return 0;

@@ -399,9 +399,8 @@ cmp_str (const void *a, const void *b)
   return strcmp (*(char *const *) a, *(char *const *) b);
 }
 
-/* A directory without state.json is a create still in progress, or one that failed.  */
-static bool
-has_state_file (int rootfd, const char *id)
+bool
+state_exists (int rootfd, const char *id)
 {
   cleanup_free char *path = xasprintf ("%s/state.json", id);
   return faccessat (rootfd, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
@@ -427,7 +426,7 @@ state_list_ids (int rootfd, char ***ids, ar_error_t *err)
     {
       if (!is_dir_at (rootfd, de) || state_check_id (de->d_name, NULL) < 0)
         continue;
-      if (!has_state_file (rootfd, de->d_name))
+      if (!state_exists (rootfd, de->d_name))
         continue;
       v = xrealloc (v, (n + 2) * sizeof *v);
       v[n++] = xstrdup (de->d_name);

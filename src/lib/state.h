@@ -57,6 +57,9 @@ int state_dir_create (int rootfd, const char *id, ar_error_t *err);
 int state_dir_lock (int rootfd, const char *id, bool exclusive, ar_error_t *err);
 /* Open ROOT/ID without locking it (readers: state.json is replaced atomically).  */
 int state_dir_open (int rootfd, const char *id, ar_error_t *err);
+/* ROOT/ID/state.json is there.  A directory without one is a create still in progress, or one
+   that was killed.  */
+bool state_exists (int rootfd, const char *id);
 /* Remove ROOT/ID and everything in it (the caller holds its lock).  */
 int state_dir_remove (int rootfd, const char *id, ar_error_t *err);
 

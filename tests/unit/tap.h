@@ -36,6 +36,20 @@ static int tap_n, tap_failed;
     }                                                                                          \
   while (0)
 
+/* JSON written with single quotes, for readability in C strings: a copy with ' → " (caller
+   frees).  */
+static inline char *
+tap_json (const char *sq)
+{
+  char *s = strdup (sq);
+  if (s == NULL)
+    abort ();
+  for (char *p = s; *p; p++)
+    if (*p == '\'')
+      *p = '"';
+  return s;
+}
+
 #define RUN_TEST(fn)                                \
   do                                                \
     {                                               \

@@ -32,22 +32,12 @@
 
 typedef int (*child_fn) (const struct spec_process *p);
 
-static char *
-json_text (const char *sq)
-{
-  char *s = xstrdup (sq);
-  for (char *p = s; *p; p++)
-    if (*p == '\'')
-      *p = '"';
-  return s;
-}
-
 /* Parse SQ, run FN on it in a child, and return the child's verdict.  */
 static int
 in_child (const char *sq, child_fn fn)
 {
   cleanup_spec_process struct spec_process *p = NULL;
-  cleanup_free char *text = json_text (sq);
+  cleanup_free char *text = tap_json (sq);
   ar_error_t err = NULL;
   int status = 0;
   pid_t pid;

@@ -49,12 +49,9 @@ fail_err (ar_error_t *err, const char *what)
 static int
 parse_config (const char *sq, struct spec **out)
 {
-  cleanup_free char *text = xstrdup (sq);
+  cleanup_free char *text = tap_json (sq);
   ar_error_t err = NULL;
 
-  for (char *p = text; *p; p++)
-    if (*p == '\'')
-      *p = '"';
   if (spec_parse (text, "config.json", out, &err) < 0)
     return fail_err (&err, "spec_parse");
   return 0;

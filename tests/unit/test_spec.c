@@ -1,6 +1,6 @@
 /* spec.c: a config using every section, runc's `runc spec` output, and one exact error message
    for each way a config can be wrong.  JSON is written with single quotes for readability;
-   json_text() turns them into double quotes.  */
+   tap_json() turns them into double quotes.  */
 #include <config.h>
 
 #include <errno.h>
@@ -16,20 +16,10 @@
 #include "tap.h"
 #include "utils.h"
 
-static char *
-json_text (const char *sq)
-{
-  char *s = xstrdup (sq);
-  for (char *p = s; *p; p++)
-    if (*p == '\'')
-      *p = '"';
-  return s;
-}
-
 static int
 parse_sq (const char *sq, struct spec **out, ar_error_t *err)
 {
-  cleanup_free char *text = json_text (sq);
+  cleanup_free char *text = tap_json (sq);
   return spec_parse (text, "config.json", out, err);
 }
 
@@ -758,9 +748,9 @@ test_parse_process (void)
 {
   cleanup_spec_process struct spec_process *p = NULL;
   cleanup_free char *text
-      = json_text ("{ 'cwd': '/work', 'args': ['ls', '-l'], 'env': ['A=1'], 'user': { 'uid': 7 }, "
-                   "'rlimits': [ { 'type': 'RLIMIT_CPU', 'soft': 1, 'hard': 2 } ], "
-                   "'consoleSize': { 'height': 10, 'width': 20 }, 'unknown': [] }");
+      = tap_json ("{ 'cwd': '/work', 'args': ['ls', '-l'], 'env': ['A=1'], 'user': { 'uid': 7 }, "
+                  "'rlimits': [ { 'type': 'RLIMIT_CPU', 'soft': 1, 'hard': 2 } ], "
+                  "'consoleSize': { 'height': 10, 'width': 20 }, 'unknown': [] }");
   ar_error_t err = NULL;
 
   CHECK (spec_parse_process (text, "process.json", &p, &err) == 0);
@@ -774,7 +764,7 @@ static int
 check_process_error (const char *sq, const char *msg)
 {
   cleanup_spec_process struct spec_process *p = NULL;
-  cleanup_free char *json = json_text (sq);
+  cleanup_free char *json = tap_json (sq);
   cleanup_free char *text = NULL;
   ar_error_t err = NULL;
 
@@ -825,7 +815,7 @@ test_load_bundle (void)
 {
   char dir[] = "/tmp/agentrt-test-spec.XXXXXX";
   cleanup_free char *path = NULL;
-  cleanup_free char *json = json_text (runc_spec);
+  cleanup_free char *json = tap_json (runc_spec);
   cleanup_spec struct spec *s = NULL;
   ar_error_t err = NULL;
   FILE *f;
