@@ -37,6 +37,7 @@ static const struct cmd commands[] = {
   { "events", cmd_events, "print a container's stats and events" },
   { "spec", cmd_spec, "write a default config.json" },
   { "features", cmd_features, "print the OCI features document" },
+  { "policy", cmd_policy, "show agentrt's own syscall policy" },
   { NULL, NULL, NULL },
 };
 

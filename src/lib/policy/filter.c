@@ -1,0 +1,209 @@
+/* The seccomp filter generated from a policy.  The default action is SCMP_ACT_NOTIFY, so deny
+   and supervise entries need no rule, and a number the table does not name (a syscall newer
+   than it) reaches the supervisor too.  Only allow, allow-if and errno entries become rules.
+
+   Arguments the kernel declares int (ioctl's request, unshare's flags, personality, socket's
+   domain) are compared on their low 32 bits only, because the kernel drops the rest: a rule
+   that looked at all 64 would let TIOCSTI | 1 << 32 pass as "not TIOCSTI" and the kernel would
+   run TIOCSTI.  SCMP_CMP32 alone does not do that: it only truncates the datum, and the BPF
+   still tests the high word (SCMP_A1_32 (SCMP_CMP_NE, TIOCSTI) allows any call whose high word
+   is not 0).  What does is SCMP_CMP_MASKED_EQ with a mask that has no high bits, whose high-word
+   test is `hi & 0 == 0`, always true.  libseccomp has neither a masked "not equal" nor two tests
+   of one argument in a rule, so "low word not in a set" is built from masked equalities that
+   cover its complement (allow_outside).  */
+#include <config.h>
+
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/ioctl.h>
+
+#include "policy/policy.h"
+#include "utils.h"
+
+#define NS_FLAGS                                                                              \
+  (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID \
+   | CLONE_NEWNET | CLONE_NEWTIME)
+
+#define LOW32 0xffffffffu
+
+static void
+ctx_releasep (scmp_filter_ctx *ctx)
+{
+  if (*ctx)
+    seccomp_release (*ctx);
+}
+#define cleanup_scmp_ctx __attribute__ ((cleanup (ctx_releasep)))
+
+/* What a rule is added for: the libseccomp context, the syscall number to give it, and the
+   entry (for messages).  */
+struct rule_site
+{
+  scmp_filter_ctx ctx;
+  int nr;
+  const struct sc_entry *e;
+};
+
+static int
+add_rule (const struct rule_site *s, uint32_t action, unsigned n, const struct scmp_arg_cmp *cmp,
+          ar_error_t *err)
+{
+  int ret = seccomp_rule_add_array (s->ctx, action, s->nr, n, cmp);
+
+  if (ret < 0)
+    return ar_make_error (err, -ret, "agentrt policy: add the rule for `%s`", s->e->name);
+  return 0;
+}
+
+/* Allowed when the low word of argument `arg`, masked with `mask`, equals `value`.  */
+static int
+allow_masked (const struct rule_site *s, unsigned arg, uint32_t mask, uint32_t value,
+              ar_error_t *err)
+{
+  struct scmp_arg_cmp cmp = SCMP_CMP32 (arg, SCMP_CMP_MASKED_EQ, mask, value);
+
+  return add_rule (s, SCMP_ACT_ALLOW, 1, &cmp, err);
+}
+
+static int
+allow_in_set (const struct rule_site *s, unsigned arg, const uint32_t *set, size_t n,
+              ar_error_t *err)
+{
+  for (size_t i = 0; i < n; i++)
+    if (allow_masked (s, arg, LOW32, set[i], err) < 0)
+      return -1;
+  return 0;
+}
+
+/* Allow the low words of argument `arg` that start with the top `len` bits of `prefix`, except
+   the values in `bad`: a subtree without bad values is one rule; one with some is split on its
+   next bit.  For k bad values this is at most 32·k rules (34 for TIOCSTI and TIOCLINUX, which
+   share their top 28 bits).  */
+static int
+allow_outside (const struct rule_site *s, unsigned arg, uint32_t prefix, unsigned len,
+               const uint32_t *bad, size_t n_bad, ar_error_t *err)
+{
+  uint32_t mask = len == 0 ? 0 : LOW32 << (32 - len);
+  bool hit = false;
+
+  for (size_t i = 0; i < n_bad; i++)
+    hit |= (bad[i] & mask) == prefix;
+  if (!hit)
+    return allow_masked (s, arg, mask, prefix, err);
+  if (len == 32)
+    return 0; /* a bad value itself */
+  if (allow_outside (s, arg, prefix, len + 1, bad, n_bad, err) < 0)
+    return -1;
+  return allow_outside (s, arg, prefix | 1u << (31 - len), len + 1, bad, n_bad, err);
+}
+
+/* The allow rules of an allow-if entry; a call that fails them gets the default, NOTIFY.  */
+static int
+add_cond (const struct rule_site *s, ar_error_t *err)
+{
+  static const uint32_t families[] = { AF_UNIX, AF_INET, AF_INET6, AF_NETLINK };
+  static const uint32_t personas[] = { 0 /* PER_LINUX */, 0xffffffff /* query */ };
+  static const uint32_t tty_inject[] = { TIOCSTI, TIOCLINUX };
+
+  switch (s->e->cond)
+    {
+    case SCOND_CLONE_NO_NS:
+      /* Flags are argument 0 of clone on x86_64 and aarch64 alike (the two differ only in
+         where tls and child_tid go), and the kernel uses their low word only.  */
+    case SCOND_UNSHARE_NO_NS:
+      return allow_masked (s, 0, NS_FLAGS, 0, err);
+    case SCOND_SOCKET_FAMILY:
+      return allow_in_set (s, 0, families, sizeof families / sizeof families[0], err);
+    case SCOND_PERSONALITY_DEFAULT:
+      return allow_in_set (s, 0, personas, sizeof personas / sizeof personas[0], err);
+    case SCOND_IOCTL_SAFE:
+      return allow_outside (s, 1, 0, 0, tty_inject, sizeof tty_inject / sizeof tty_inject[0], err);
+    default:
+      return ar_make_error (err, EINVAL, "agentrt policy: `%s` is allow-if without a condition",
+                            s->e->name);
+    }
+}
+
+static int
+add_entry (const struct rule_site *s, ar_error_t *err)
+{
+  switch (s->e->tier)
+    {
+    case SC_ALLOW:
+      return add_rule (s, SCMP_ACT_ALLOW, 0, NULL, err);
+    case SC_ALLOW_IF:
+      return add_cond (s, err);
+    case SC_ERRNO:
+      return add_rule (s, SCMP_ACT_ERRNO (s->e->err ? s->e->err : EPERM), 0, NULL, err);
+    default:
+      return 0; /* supervise, deny: the default action */
+    }
+}
+
+/* The number to give libseccomp for syscall `nr` of the policy's architecture, or -1 to skip
+   it.  libseccomp reads rule numbers as the native architecture's and translates them by name
+   for the others, so a foreign table's entries go by name, and one newer than libseccomp
+   cannot be expressed there: it is left to NOTIFY, where the supervisor's lookup finds it (a
+   foreign table is generated for inspection and tests; on its own host it is native).  */
+static int
+rule_nr (bool native, int nr, const struct sc_entry *e)
+{
+  if (native)
+    return nr;
+  nr = seccomp_syscall_resolve_name (e->name);
+  return nr == __NR_SCMP_ERROR ? -1 : nr;
+}
+
+static int
+set_attrs (scmp_filter_ctx ctx, const struct policy *p, bool native, ar_error_t *err)
+{
+  int ret;
+
+  /* Calls of another ABI (i386's int 0x80, x32) would bypass the table: kill.  */
+  ret = seccomp_attr_set (ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+  if (ret == 0)
+    ret = seccomp_attr_set (ctx, SCMP_FLTATR_CTL_NNP, 0); /* the installer sets it */
+  if (ret == 0)
+    ret = seccomp_attr_set (ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2); /* binary tree on the number */
+  if (ret < 0)
+    return ar_make_error (err, -ret, "agentrt policy: set the filter's attributes");
+  if (native)
+    return 0;
+  ret = seccomp_arch_add (ctx, p->table->scmp_arch);
+  if (ret == 0)
+    ret = seccomp_arch_remove (ctx, SCMP_ARCH_NATIVE);
+  if (ret < 0)
+    return ar_make_error (err, -ret, "agentrt policy: make a filter for %s", p->table->arch);
+  return 0;
+}
+
+int
+policy_compile (const struct policy *p, struct seccomp_prog *out, ar_error_t *err)
+{
+  cleanup_scmp_ctx scmp_filter_ctx ctx = seccomp_init (SCMP_ACT_NOTIFY);
+  bool native = p->table->scmp_arch == seccomp_arch_native ();
+
+  memset (out, 0, sizeof *out);
+  if (ctx == NULL)
+    return ar_make_error (err, ENOMEM, "agentrt policy: seccomp_init");
+  if (set_attrs (ctx, p, native, err) < 0)
+    return -1;
+  for (size_t nr = 0; nr < p->n_nr; nr++)
+    {
+      const struct sc_entry *e = p->by_nr[nr];
+      struct rule_site s = { .ctx = ctx, .e = e };
+
+      if (e == NULL)
+        continue;
+      s.nr = rule_nr (native, (int) nr, e);
+      if (s.nr == -1)
+        continue;
+      if (add_entry (&s, err) < 0)
+        return -1;
+    }
+  if (seccomp_prog_from_ctx (ctx, "agentrt policy", out, err) < 0)
+    return -1;
+  out->notify = true;
+  return 0;
+}

@@ -1,0 +1,195 @@
+/* The policy of one architecture resolved to syscall numbers, the lookup the supervisor
+   dispatches by, and the names `policy show` and audit records print.  */
+#include <config.h>
+
+#include <errno.h>
+#include <seccomp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/policy.h"
+#include "utils.h"
+
+/* What allow_ptrace turns ptrace and process_vm_writev into.  */
+static const struct sc_entry ptrace_allowed[] = {
+  { .name = "ptrace", .tier = SC_ALLOW, .rule = "allow-ptrace" },
+  { .name = "process_vm_writev", .tier = SC_ALLOW, .rule = "allow-ptrace" },
+};
+
+const struct sc_table *
+policy_native_table (void)
+{
+#if defined(__x86_64__)
+  return &sc_table_x86_64;
+#elif defined(__aarch64__)
+  return &sc_table_aarch64;
+#else
+  return NULL;
+#endif
+}
+
+const struct sc_table *
+policy_table_by_arch (const char *arch)
+{
+  static const struct sc_table *const tables[] = { &sc_table_x86_64, &sc_table_aarch64 };
+
+  for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
+    if (strcmp (tables[i]->arch, arch) == 0)
+      return tables[i];
+  return NULL;
+}
+
+/* The number of `e` on `t`'s architecture: libseccomp's, or new_nr for a syscall newer than
+   libseccomp.  A name libseccomp does not know (or knows only as a pseudo-syscall, negative:
+   the architecture lacks it) is an error, as is a new_nr that libseccomp contradicts.  */
+static int
+entry_nr (const struct sc_table *t, const struct sc_entry *e, ar_error_t *err)
+{
+  int nr = seccomp_syscall_resolve_name_arch (t->scmp_arch, e->name);
+
+  if (nr >= 0 && e->new_nr != 0 && nr != e->new_nr)
+    return ar_make_error (err, EINVAL, "policy %s: `%s` is %d for libseccomp, %u in the table",
+                          t->arch, e->name, nr, e->new_nr);
+  if (nr < 0 && e->new_nr != 0)
+    nr = e->new_nr;
+  if (nr < 0)
+    return ar_make_error (err, EINVAL, "policy %s: libseccomp knows no syscall `%s`", t->arch,
+                          e->name);
+  return nr;
+}
+
+static int
+table_max_nr (const struct sc_table *t, ar_error_t *err)
+{
+  int max = -1;
+
+  for (const struct sc_entry *const *part = t->parts; *part; part++)
+    for (const struct sc_entry *e = *part; e->name; e++)
+      {
+        int nr = entry_nr (t, e, err);
+        if (nr < 0)
+          return -1;
+        if (nr > max)
+          max = nr;
+      }
+  if (max < 0)
+    return ar_make_error (err, EINVAL, "policy %s: the table is empty", t->arch);
+  return max;
+}
+
+static int
+fill_by_nr (struct policy *p, ar_error_t *err)
+{
+  for (const struct sc_entry *const *part = p->table->parts; *part; part++)
+    for (const struct sc_entry *e = *part; e->name; e++)
+      {
+        int nr = entry_nr (p->table, e, err);
+        if (nr < 0)
+          return -1;
+        if (p->by_nr[nr] != NULL)
+          return ar_make_error (err, EINVAL, "policy %s: syscall %d is both `%s` and `%s`",
+                                p->table->arch, nr, p->by_nr[nr]->name, e->name);
+        p->by_nr[nr] = e;
+      }
+  return 0;
+}
+
+static void
+apply_opts (struct policy *p)
+{
+  if (!p->opts.allow_ptrace)
+    return;
+  for (size_t i = 0; i < sizeof ptrace_allowed / sizeof ptrace_allowed[0]; i++)
+    {
+      int nr = seccomp_syscall_resolve_name_arch (p->table->scmp_arch, ptrace_allowed[i].name);
+      if (nr >= 0 && (size_t) nr < p->n_nr)
+        p->by_nr[nr] = &ptrace_allowed[i];
+    }
+}
+
+int
+policy_init (struct policy *p, const struct sc_table *t, const struct policy_opts *o,
+             ar_error_t *err)
+{
+  int max;
+
+  memset (p, 0, sizeof *p);
+  max = table_max_nr (t, err);
+  if (max < 0)
+    return -1;
+  p->table = t;
+  if (o)
+    p->opts = *o;
+  p->n_nr = (size_t) max + 1;
+  p->by_nr = xzalloc (p->n_nr * sizeof *p->by_nr);
+  if (fill_by_nr (p, err) < 0)
+    {
+      policy_release (p);
+      return -1;
+    }
+  apply_opts (p);
+  return 0;
+}
+
+void
+policy_release (struct policy *p)
+{
+  free (p->by_nr);
+  p->by_nr = NULL;
+  p->n_nr = 0;
+}
+
+const struct sc_entry *
+policy_lookup (const struct policy *p, long nr)
+{
+  if (nr < 0 || (unsigned long) nr >= p->n_nr)
+    return NULL;
+  return p->by_nr[nr];
+}
+
+const char *
+policy_tier_name (enum sc_tier t)
+{
+  static const char *const names[] = {
+    [SC_ALLOW] = "allow", [SC_ALLOW_IF] = "allow-if", [SC_SUPERVISE] = "supervise",
+    [SC_DENY] = "deny",   [SC_ERRNO] = "errno",
+  };
+  return (size_t) t < sizeof names / sizeof names[0] ? names[t] : "?";
+}
+
+const char *
+policy_handler_name (enum sc_handler h)
+{
+  static const char *const names[] = {
+    [SH_NONE] = "none",       [SH_DENY] = "deny",         [SH_UNAME] = "uname",
+    [SH_SYSINFO] = "sysinfo", [SH_AFFINITY] = "affinity", [SH_EXEC] = "exec",
+    [SH_CONNECT] = "connect", [SH_BIND] = "bind",         [SH_UNKNOWN] = "unknown",
+  };
+  return (size_t) h < sizeof names / sizeof names[0] ? names[h] : "?";
+}
+
+const char *
+policy_cond_text (enum sc_cond c)
+{
+  static const char *const texts[] = {
+    [SCOND_NONE] = "",
+    [SCOND_CLONE_NO_NS] = "(u32) flags & CLONE_NEW* == 0",
+    [SCOND_UNSHARE_NO_NS] = "(u32) flags & CLONE_NEW* == 0",
+    [SCOND_SOCKET_FAMILY] = "(u32) domain in {AF_UNIX, AF_INET, AF_INET6, AF_NETLINK}",
+    [SCOND_IOCTL_SAFE] = "(u32) request not in {TIOCSTI, TIOCLINUX}",
+    [SCOND_PERSONALITY_DEFAULT] = "(u32) persona in {0, 0xffffffff}",
+  };
+  return (size_t) c < sizeof texts / sizeof texts[0] ? texts[c] : "?";
+}
+
+const char *
+policy_severity_name (enum sc_severity s)
+{
+  static const char *const names[] = {
+    [SEV_NONE] = "none",
+    [SEV_INFO] = "info",
+    [SEV_WARN] = "warn",
+    [SEV_ALERT] = "alert",
+  };
+  return (size_t) s < sizeof names / sizeof names[0] ? names[s] : "?";
+}

@@ -1,0 +1,132 @@
+/* agentrt's own system-call policy: the syscall table of each architecture, the seccomp filter
+   generated from it, and the lookup the supervisor dispatches by.
+
+   Every syscall libseccomp knows for an architecture has one entry, in one of these tiers:
+     allow      decided in the kernel, no round trip (read, write, mmap, futex…);
+     allow-if   allowed in the kernel when scalar arguments pass a BPF condition (clone without
+                namespace flags, socket of a permitted family…); otherwise handed to the
+                supervisor, whose handler refuses and audits it;
+     supervise  every call goes to the supervisor (uname is emulated, execve audited…);
+     deny       every call goes to the supervisor, which refuses it with EPERM and an audit
+                record (the mount family, bpf, kexec…);
+     errno      refused in the kernel with a fixed errno and no audit (clone3: ENOSYS, so libc
+                falls back to clone).
+   A syscall number no entry names (one newer than the table) goes to the supervisor, which
+   answers ENOSYS and audits it.  Calls of another ABI (i386, x32 on x86_64) kill the process.  */
+#ifndef AGENTRT_POLICY_H
+#define AGENTRT_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agentrt/error.h"
+#include "seccomp/bpf.h"
+
+enum sc_tier
+{
+  SC_ALLOW,
+  SC_ALLOW_IF,
+  SC_SUPERVISE,
+  SC_DENY,
+  SC_ERRNO,
+};
+
+/* What the supervisor does with a call that reaches it.  */
+enum sc_handler
+{
+  SH_NONE,     /* never reaches the supervisor (allow, errno) */
+  SH_DENY,     /* EPERM (or the entry's errno), audit */
+  SH_UNAME,    /* emulated: the configured release, the container's hostname */
+  SH_SYSINFO,  /* emulated: the container's memory and uptime */
+  SH_AFFINITY, /* sched_getaffinity emulated: the container's CPU count */
+  SH_EXEC,     /* execve/execveat: audit path and argv, then the kernel runs it */
+  SH_CONNECT,  /* connect: audit the address (the egress broker's place) */
+  SH_BIND,     /* bind: audit the address */
+  SH_UNKNOWN,  /* a number the table does not name: ENOSYS, audit */
+  SH__N,
+};
+
+/* BPF conditions of allow-if entries, on scalar arguments only.  */
+enum sc_cond
+{
+  SCOND_NONE,
+  SCOND_CLONE_NO_NS,        /* clone: flags carry no CLONE_NEW* bit */
+  SCOND_UNSHARE_NO_NS,      /* unshare: flags carry no CLONE_NEW* bit */
+  SCOND_SOCKET_FAMILY,      /* socket/socketpair: AF_UNIX, AF_INET, AF_INET6, AF_NETLINK */
+  SCOND_IOCTL_SAFE,         /* ioctl: request (low 32 bits) is not TIOCSTI or TIOCLINUX */
+  SCOND_PERSONALITY_DEFAULT /* personality: PER_LINUX, or the 0xffffffff query */
+};
+
+enum sc_severity
+{
+  SEV_NONE,  /* never audited */
+  SEV_INFO,  /* audit-only calls: execve, connect, bind */
+  SEV_WARN,  /* refused, but programs probe it innocently (unknown numbers, odd families) */
+  SEV_ALERT, /* an escape or tampering attempt: the deny list */
+};
+
+struct sc_entry
+{
+  const char *name; /* libseccomp's name for it */
+  uint8_t tier;     /* enum sc_tier */
+  uint8_t handler;  /* enum sc_handler: for allow-if, what handles a call failing the condition */
+  uint8_t cond;     /* enum sc_cond, for allow-if */
+  uint8_t severity; /* enum sc_severity of its audit record */
+  uint16_t err;     /* errno for SC_ERRNO and SH_DENY (0: EPERM) */
+  uint16_t new_nr;  /* nonzero: its number, for syscalls newer than libseccomp 2.5.4 knows
+                       (the generic numbers from 424 on are the same on x86_64 and aarch64) */
+  const char *rule; /* the rule name in audit records and `policy show`: "deny-mount", … */
+};
+
+/* The table of one architecture.  Entries may come from several parts (the generic syscalls
+   both architectures share, then the architecture's own), each ended by a NULL name.  */
+struct sc_table
+{
+  const char *arch;                    /* "x86_64", "aarch64" */
+  uint32_t scmp_arch;                  /* SCMP_ARCH_X86_64, … */
+  const struct sc_entry *const *parts; /* NULL-terminated */
+};
+
+extern const struct sc_table sc_table_x86_64;
+extern const struct sc_table sc_table_aarch64;
+
+/* The table of the architecture we were built for, and one by name (NULL if unknown).  */
+const struct sc_table *policy_native_table (void);
+const struct sc_table *policy_table_by_arch (const char *arch);
+
+/* Switches a container's policy may turn (annotations io.agentrt.policy.*).  */
+struct policy_opts
+{
+  bool allow_ptrace; /* ptrace and process_vm_writev allowed, for debugging */
+};
+
+/* The resolved policy of one architecture: each syscall number's entry.  */
+struct policy
+{
+  const struct sc_table *table;
+  struct policy_opts opts;
+  const struct sc_entry **by_nr; /* indexed by syscall number; NULL: not named */
+  size_t n_nr;
+};
+
+/* Resolve `t` (every name through libseccomp for t->scmp_arch; a name it does not know is an
+   error naming it) with the switches applied.  */
+int policy_init (struct policy *p, const struct sc_table *t, const struct policy_opts *o,
+                 ar_error_t *err);
+void policy_release (struct policy *p);
+
+/* The entry for syscall number `nr`, or NULL.  */
+const struct sc_entry *policy_lookup (const struct policy *p, long nr);
+
+/* Generate the seccomp filter of the policy: allow entries allowed, allow-if entries allowed on
+   their condition, errno entries refused in BPF, everything else SCMP_ACT_NOTIFY.  */
+int policy_compile (const struct policy *p, struct seccomp_prog *out, ar_error_t *err);
+
+/* Names for output.  */
+const char *policy_tier_name (enum sc_tier t);
+const char *policy_handler_name (enum sc_handler h);
+const char *policy_cond_text (enum sc_cond c);
+const char *policy_severity_name (enum sc_severity s);
+
+#endif
