@@ -37,6 +37,7 @@ static const struct cmd commands[] = {
   { "events", cmd_events, "print a container's stats and events" },
   { "spec", cmd_spec, "write a default config.json" },
   { "features", cmd_features, "print the OCI features document" },
+  { "audit", cmd_audit, "print a container's audit log (supervised and denied calls)" },
   { "policy", cmd_policy, "show agentrt's own syscall policy" },
   { NULL, NULL, NULL },
 };

@@ -43,6 +43,7 @@ int cmd_update (struct ar_globals *g, int argc, char **argv, ar_error_t *err);
 int cmd_events (struct ar_globals *g, int argc, char **argv, ar_error_t *err);
 int cmd_spec (struct ar_globals *g, int argc, char **argv, ar_error_t *err);
 int cmd_features (struct ar_globals *g, int argc, char **argv, ar_error_t *err);
+int cmd_audit (struct ar_globals *g, int argc, char **argv, ar_error_t *err);
 int cmd_policy (struct ar_globals *g, int argc, char **argv, ar_error_t *err);
 
 #endif

@@ -4,6 +4,8 @@ bats_require_minimum_version 1.5.0
 
 AGENTRT=${AGENTRT:-$BATS_TEST_DIRNAME/../agentrt}
 source "$BATS_TEST_DIRNAME/lib/rootfs.sh"
+source "$BATS_TEST_DIRNAME/lib/probe.sh"
+source "$BATS_TEST_DIRNAME/lib/debian.sh"
 
 # Raw call with the test's private root, no bats `run`.
 __agentrt() { "$AGENTRT" --root "$ROOT/state" "$@"; }
@@ -47,6 +49,14 @@ setup_busybox() {
   rootfs_busybox "$BUNDLE/rootfs"
   "$AGENTRT" spec --bundle "$BUNDLE"
   update_config '.process.terminal = false | .process.args = ["/bin/true"]'
+}
+
+# setup_probe: setup_busybox plus /bin/probe (tests/probe/probe.c, built once per run) in the
+# rootfs; PROBE is the host's copy, for `probe deny --list`.
+setup_probe() {
+  setup_busybox
+  build_probe "${BATS_RUN_TMPDIR:-/tmp}/probe" "$BUNDLE/rootfs"
+  PROBE="${BATS_RUN_TMPDIR:-/tmp}/probe/probe"
 }
 
 teardown_root() {

@@ -272,7 +272,7 @@ HOOK
 }
 
 @test "agentrt create: controls this build cannot apply fail loudly, and leave nothing" {
-  for f in '.linux.seccomp = {"defaultAction": "SCMP_ACT_ALLOW"}' \
+  for f in '.linux.resources.cpu = {"shares": 512}' \
            '.linux.resources.memory = {"limit": 100000000}' \
            '.linux.resources.pids = {"limit": 10}' \
            '.process.scheduler = {"policy": "SCHED_OTHER"}'; do

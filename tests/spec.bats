@@ -80,9 +80,18 @@ teardown() { teardown_root; }
   agentrt features
   [ "$status" -eq 0 ]
   [ "$(echo "$output" | jq -r '.linux.cgroup.v1, .linux.cgroup.v2, .linux.cgroup.systemd' | sort -u)" = "false" ]
-  [ "$(echo "$output" | jq -r '.linux.seccomp.enabled')" = "false" ]
-  [ "$(echo "$output" | jq -r '.linux.seccomp.supportedFlags | length')" = "0" ]
   [ "$(echo "$output" | jq -r '.linux.apparmor.enabled, .linux.selinux.enabled' | sort -u)" = "false" ]
+}
+
+@test "agentrt features says seccomp is applied and names what the supervisor takes" {
+  agentrt features
+  [ "$status" -eq 0 ]
+  [ "$(echo "$output" | jq -r '.linux.seccomp.enabled')" = "true" ]
+  [ "$(echo "$output" | jq -r '.linux.seccomp.supportedFlags | index("SECCOMP_FILTER_FLAG_LOG") != null')" = "true" ]
+  [ "$(echo "$output" | jq -r '.annotations["io.agentrt.platforms"]')" = "seccomp,none" ]
+  [[ ",$(echo "$output" | jq -r '.annotations["io.agentrt.policy.deny"]')," == *",mount,"* ]]
+  [[ ",$(echo "$output" | jq -r '.annotations["io.agentrt.policy.supervise"]')," == *",uname,"* ]]
+  [ "$(echo "$output" | jq -r '.annotations["io.agentrt.policy.errno"]')" = "clone3" ]
 }
 
 @test "agentrt features lists exactly the capabilities the parser accepts" {

@@ -7,5 +7,6 @@ apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
   autoconf automake libtool make gcc libc6-dev pkg-config git ca-certificates \
   libyajl-dev libseccomp-dev libcap-dev \
-  bats jq python3 busybox-static clang-format procps util-linux bsdutils >/dev/null
+  bats jq python3 busybox-static clang-format procps util-linux bsdutils \
+  debootstrap >/dev/null
 echo "install-deps: build and test dependencies are installed"

@@ -27,6 +27,8 @@ struct ar_create_opts
   const char *pid_file;
   int preserve_fds;
   bool no_pivot, no_new_keyring, detach, keep;
+  const char *platform;  /* --platform: seccomp, none (NULL: the annotation or seccomp) */
+  const char *audit_log; /* --audit-log */
 };
 
 int ar_container_create (const struct ar_globals *g, const char *id, const struct ar_create_opts *o,
@@ -80,6 +82,12 @@ struct ar_container_info
 int ar_container_list (const struct ar_globals *g, struct ar_container_info **out, size_t *n,
                        ar_error_t *err);
 void ar_container_info_free (struct ar_container_info *v, size_t n);
+
+/* The audit log of a container, line by line (JSON text); with follow, until its supervisor
+   has gone.  */
+typedef void (*ar_audit_line_fn) (const char *line, void *data);
+int ar_container_audit (const struct ar_globals *g, const char *id, bool follow,
+                        ar_audit_line_fn fn, void *data, ar_error_t *err);
 
 /* `spec`: BUNDLE/config.json (refuses to overwrite one).  */
 int ar_spec_write (const char *bundle, bool rootless, ar_error_t *err);

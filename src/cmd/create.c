@@ -16,6 +16,8 @@ enum
   OPT_PRESERVE_FDS,
   OPT_KEEP,
   OPT_NO_SUBREAPER,
+  OPT_PLATFORM,
+  OPT_AUDIT_LOG,
 };
 
 static const struct argp_option create_options[] = {
@@ -26,6 +28,10 @@ static const struct argp_option create_options[] = {
   { "no-pivot", OPT_NO_PIVOT, NULL, 0, "use MS_MOVE and chroot instead of pivot_root", 0 },
   { "no-new-keyring", OPT_NO_NEW_KEYRING, NULL, 0, "keep the caller's session keyring", 0 },
   { "preserve-fds", OPT_PRESERVE_FDS, "N", 0, "pass N more fds (3 … 3+N-1) to the container", 0 },
+  { "platform", OPT_PLATFORM, "NAME", 0,
+    "seccomp (default: the supervisor) or none (no agentrt policy, as runc)", 0 },
+  { "audit-log", OPT_AUDIT_LOG, "FILE", 0,
+    "write the audit log to FILE (default ROOT/ID/audit.jsonl)", 0 },
   { NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -61,6 +67,12 @@ parse_common (int key, char *arg, struct argp_state *state)
       break;
     case OPT_PRESERVE_FDS:
       in->o.preserve_fds = ar_cmd_parse_fd_count (arg, state);
+      break;
+    case OPT_PLATFORM:
+      in->o.platform = arg;
+      break;
+    case OPT_AUDIT_LOG:
+      in->o.audit_log = arg;
       break;
     default:
       return ARGP_ERR_UNKNOWN;

@@ -19,6 +19,7 @@
 #include "spec.h"
 #include "spec_example.h"
 #include "state.h"
+#include "supervisor/supervisor.h"
 #include "utils.h"
 
 /* runc's rule: --root, else $XDG_RUNTIME_DIR/agentrt for a non-root user, else /run/agentrt.  */
@@ -69,13 +70,43 @@ container_load_locked (const struct ar_globals *g, const char *id, bool exclusiv
   return load (g, id, exclusive ? LOCK_EX : LOCK_SH, dirfd_out, out, err);
 }
 
+/* The supervisor counts alerts in ROOT/ID/audit.alerts; state shows the count as an
+   annotation, so an engine or a person sees an escape attempt without reading the log.  */
+static void
+annotate_alerts (int dirfd, struct state *s)
+{
+  cleanup_close int fd = -1;
+  char buf[32];
+  ssize_t n;
+  long long v = 0;
+  struct spec_kv *items;
+
+  if (s->platform == NULL || strcmp (s->platform, "seccomp") != 0)
+    return;
+  fd = openat (dirfd, SUPERVISOR_ALERTS_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd >= 0 && (n = read (fd, buf, sizeof buf - 1)) > 0)
+    {
+      buf[n] = '\0';
+      buf[strcspn (buf, "\n")] = '\0';
+      if (!ar_parse_int64 (buf, 0, LLONG_MAX, &v))
+        v = 0;
+    }
+  items = xrealloc (s->annotations.items, (s->annotations.n + 1) * sizeof *items);
+  items[s->annotations.n].key = xstrdup ("io.agentrt.audit.alerts");
+  items[s->annotations.n].value = xasprintf ("%lld", v);
+  s->annotations.items = items;
+  s->annotations.n++;
+}
+
 int
 ar_container_state (const struct ar_globals *g, const char *id, char **json, ar_error_t *err)
 {
   cleanup_state struct state *s = NULL;
+  cleanup_close int dirfd = -1;
 
-  if (load (g, id, 0, NULL, &s, err) < 0)
+  if (load (g, id, 0, &dirfd, &s, err) < 0)
     return -1;
+  annotate_alerts (dirfd, s);
   *json = state_to_oci_json (s, "  ");
   return 0;
 }

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -12,8 +13,12 @@
 #include "agentrt/container.h"
 #include "container_internal.h"
 #include "log.h"
+#include "policy/policy.h"
 #include "process.h"
+#include "sandbox.h"
+#include "seccomp/oci.h"
 #include "spec.h"
+#include "supervisor/supervisor.h"
 #include "state.h"
 #include "terminal.h"
 #include "utils.h"
@@ -168,20 +173,104 @@ load_process (int dirfd, const struct ar_exec_opts *o, struct spec **spec,
   return 0;
 }
 
+/* The exec'd process gets the container's policy; its listener goes to the supervisor.  */
+struct exec_policy
+{
+  const struct state *s;
+  int dirfd; /* ROOT/ID, not locked */
+  struct seccomp_prog prog, oci;
+  struct spec *config; /* the container's, for linux.seccomp */
+};
+
+static void
+exec_policy_release (struct exec_policy *ep)
+{
+  seccomp_prog_release (&ep->prog);
+  seccomp_prog_release (&ep->oci);
+  spec_free (ep->config);
+}
+
+/* linux.seccomp applies to exec'd processes too, as in runc.  */
 static int
-exec_in (const struct state *s, const struct ar_exec_opts *o, struct spec_process *p,
+prepare_exec_oci (struct exec_policy *ep, ar_error_t *err)
+{
+  if (container_load_config (ep->dirfd, &ep->config, err) < 0)
+    return -1;
+  if (!ep->config->linux_.has_seccomp)
+    return 0;
+  return seccomp_oci_compile (&ep->config->linux_.seccomp, &ep->oci, err);
+}
+
+static int
+send_oci_listener (struct exec_policy *ep, pid_t pid, int listener, ar_error_t *err)
+{
+  struct state copy = *ep->s;
+  cleanup_free char *json = NULL;
+
+  copy.pid = pid;
+  json = state_to_oci_json (&copy, NULL);
+  return seccomp_oci_send_listener (&ep->config->linux_.seccomp, listener, json, err);
+}
+
+static int
+hand_over (int listener, pid_t pid, void *data, ar_error_t *err)
+{
+  struct exec_policy *ep = data;
+  return supervisor_attach (ep->dirfd, ep->s->id, listener, pid, err);
+}
+
+static int
+prepare_exec_policy (struct exec_policy *ep, ar_error_t *err)
+{
+  struct sandbox_flags none = { NULL, NULL };
+  struct sandbox sb;
+  struct policy p;
+  int r;
+
+  if (prepare_exec_oci (ep, err) < 0)
+    return -1;
+  if (ep->s->platform == NULL || strcmp (ep->s->platform, "none") == 0)
+    return 0;
+  if (!supervisor_alive (ep->s->sv_pid, ep->s->sv_start))
+    return ar_make_error (err, 0, "cannot exec in container `%s`: its supervisor is not running",
+                          ep->s->id);
+  if (sandbox_resolve (&ep->s->annotations, &none, &sb, err) < 0)
+    return -1;
+  r = policy_init (&p, policy_native_table (), &sb.popts, err);
+  sandbox_release (&sb);
+  if (r < 0)
+    return -1;
+  r = policy_compile (&p, &ep->prog, err);
+  policy_release (&p);
+  return r;
+}
+
+static int
+exec_in (const struct state *s, int dirfd, const struct ar_exec_opts *o, struct spec_process *p,
          ar_error_t *err)
 {
+  struct exec_policy ep = { .s = s, .dirfd = dirfd };
   struct process_exec_cfg cfg = { .init_pid = s->pid,
                                   .init_start = s->pid_start,
                                   .proc = p,
                                   .env = p->env.v,
-                                  .extra_fds = o->preserve_fds };
+                                  .extra_fds = o->preserve_fds,
+                                  .hand_over = hand_over,
+                                  .hand_over_data = &ep };
+  struct process_result res = { 0, -1, { -1, -1 } };
   sigset_t set;
   cleanup_close int sfd = -1;
   cleanup_close int console = -1;
   pid_t pid;
-  int status;
+  int status, r;
+
+  if (prepare_exec_policy (&ep, err) < 0)
+    {
+      exec_policy_release (&ep);
+      return -1;
+    }
+  cfg.filters[FILTER_POLICY] = ep.prog.insns ? &ep.prog : NULL;
+  cfg.filters[FILTER_OCI] = ep.oci.insns ? &ep.oci : NULL;
 
   if (!o->detach)
     {
@@ -193,8 +282,20 @@ exec_in (const struct state *s, const struct ar_exec_opts *o, struct spec_proces
       if (sfd < 0)
         return -1;
     }
-  if (process_spawn_exec (&cfg, &pid, &console, err) < 0)
-    return -1;
+  r = process_spawn_exec (&cfg, &res, err);
+  if (r == 0 && res.listener[FILTER_OCI] >= 0)
+    r = send_oci_listener (&ep, res.pid, res.listener[FILTER_OCI], err);
+  exec_policy_release (&ep);
+  ar_closep (&res.listener[FILTER_OCI]);
+  if (r < 0)
+    {
+      if (res.pid > 0)
+        (void) kill (res.pid, SIGKILL);
+      ar_closep (&res.console);
+      return -1;
+    }
+  pid = res.pid;
+  console = res.console;
   if (o->pid_file && container_write_pid_file (o->pid_file, pid, err) < 0)
     {
       (void) kill (pid, SIGKILL); /* an engine without its pid file cannot manage it */
@@ -222,6 +323,7 @@ ar_container_exec (const struct ar_globals *g, const char *id, const struct ar_e
   cleanup_spec struct spec *spec = NULL;
   cleanup_spec_process struct spec_process *file_proc = NULL;
   cleanup_close int dirfd = -1;
+  cleanup_close int unlocked = -1;
   struct spec_process *p = NULL;
 
   if (o->preserve_fds < 0)
@@ -235,6 +337,10 @@ ar_container_exec (const struct ar_globals *g, const char *id, const struct ar_e
                           state_status_name (s->status));
   if (load_process (dirfd, o, &spec, file_proc, &p, err) < 0)
     return -1;
-  ar_closep (&dirfd); /* the lock is not held while the process runs */
-  return exec_in (s, o, p, err);
+  /* The lock is not held while the process runs: a new open file description has none.  */
+  unlocked = openat (dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (unlocked < 0)
+    return ar_make_error (err, errno, "container `%s`: open its state directory", id);
+  ar_closep (&dirfd);
+  return exec_in (s, unlocked, o, p, err);
 }

@@ -6,19 +6,21 @@
 #include <config.h>
 
 #include <seccomp.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "features.h"
 #include "json.h"
+#include "policy/policy.h"
 #include "spec.h"
 #include "utils.h"
 
 static const struct
 {
   bool cgroup_v1, cgroup_v2, cgroup_systemd, seccomp, apparmor, selinux, intel_rdt;
-} applied = { 0 };
+} applied = { .seccomp = true };
 
 static void
 write_named (struct ar_json *j, const char *key, const struct spec_named_value *v)
@@ -119,6 +121,40 @@ features_libseccomp_version (void)
   return xasprintf ("%u.%u.%u", v->major, v->minor, v->micro);
 }
 
+/* The policy of the native table, in brief: the names of every call that goes to the
+   supervisor, by tier (`agentrt policy show` has the whole table).  */
+static void
+write_policy_tier (struct ar_json *j, const char *key, enum sc_tier tier)
+{
+  const struct sc_table *t = policy_native_table ();
+  size_t len = 0, cap = 256;
+  char *names = xmalloc (cap);
+
+  names[0] = '\0';
+  for (const struct sc_entry *const *part = t->parts; *part; part++)
+    for (const struct sc_entry *e = *part; e->name; e++)
+      {
+        size_t n = strlen (e->name);
+        if (e->tier != tier)
+          continue;
+        if (len + n + 2 > cap)
+          names = xrealloc (names, cap = 2 * (len + n + 2));
+        len += (size_t) sprintf (names + len, "%s%s", len ? "," : "", e->name);
+      }
+  ar_json_kstr (j, key, names);
+  free (names);
+}
+
+static void
+write_policy (struct ar_json *j)
+{
+  ar_json_kstr (j, "io.agentrt.policy.arch", policy_native_table ()->arch);
+  write_policy_tier (j, "io.agentrt.policy.supervise", SC_SUPERVISE);
+  write_policy_tier (j, "io.agentrt.policy.deny", SC_DENY);
+  write_policy_tier (j, "io.agentrt.policy.allowIf", SC_ALLOW_IF);
+  write_policy_tier (j, "io.agentrt.policy.errno", SC_ERRNO);
+}
+
 static void
 write_annotations (struct ar_json *j)
 {
@@ -129,6 +165,8 @@ write_annotations (struct ar_json *j)
   ar_json_kstr (j, "io.github.seccomp.libseccomp.version", scmp);
   ar_json_kstr (j, "io.agentrt.version", PACKAGE_VERSION);
   ar_json_kstr (j, "io.agentrt.commit", GIT_COMMIT);
+  ar_json_kstr (j, "io.agentrt.platforms", "seccomp,none");
+  write_policy (j);
   ar_json_obj_close (j);
 }
 

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/mount.h>
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
@@ -28,9 +29,15 @@
 #include "hooks.h"
 #include "log.h"
 #include "namespaces.h"
+#include "policy/policy.h"
 #include "process.h"
+#include "sandbox.h"
+#include "seccomp/bpf.h"
+#include "seccomp/oci.h"
 #include "spec.h"
 #include "state.h"
+#include "supervisor/supervisor.h"
+#include "supervisor/vfiles.h"
 #include "terminal.h"
 #include "utils.h"
 
@@ -48,6 +55,11 @@ struct create_ctx
   struct spec *spec;
   struct ns_plan ns;
   struct state *st;
+  struct sandbox sb;
+  struct seccomp_prog progs[FILTER__N];
+  struct vfiles_limits *limits; /* with the supervisor */
+  char *state_dir;              /* absolute ROOT/ID */
+  pid_t sv_pid;                 /* the supervisor once started, else 0 */
 };
 
 static void
@@ -60,6 +72,11 @@ create_ctx_release (struct create_ctx *c)
   namespaces_plan_release (&c->ns);
   state_free (c->st);
   ar_closep (&c->console);
+  sandbox_release (&c->sb);
+  for (int i = 0; i < FILTER__N; i++)
+    seccomp_prog_release (&c->progs[i]);
+  free (c->limits);
+  free (c->state_dir);
 }
 
 static int
@@ -128,10 +145,8 @@ check_unsupported (const struct spec *s, ar_error_t *err)
   const struct spec_resources *r = &s->linux_.resources;
   const char *what = NULL;
 
-  if (s->linux_.has_seccomp)
-    what = "linux.seccomp";
-  else if (r->has_memory || r->has_cpu || r->pids_limit.set || r->has_block_io
-           || r->n_hugepage_limits || r->has_network || r->n_rdma || r->unified.n)
+  if (r->has_memory || r->has_cpu || r->pids_limit.set || r->has_block_io || r->n_hugepage_limits
+      || r->has_network || r->n_rdma || r->unified.n)
     what = "linux.resources (cgroup limits)";
   else if (s->process.has_scheduler)
     what = "process.scheduler";
@@ -148,13 +163,61 @@ check_unsupported (const struct spec *s, ar_error_t *err)
   return 0;
 }
 
+/* linux.seccomp.  A notify action needs the one listener a filter chain may have, which the
+   supervisor holds unless the platform is none.  */
+static int
+prepare_oci_filter (struct create_ctx *c, ar_error_t *err)
+{
+  const struct spec_seccomp *sc = &c->spec->linux_.seccomp;
+
+  if (!c->spec->linux_.has_seccomp)
+    return 0;
+  if (seccomp_oci_compile (sc, &c->progs[FILTER_OCI], err) < 0)
+    return -1;
+  if (!c->progs[FILTER_OCI].notify)
+    return 0;
+  if (sc->listener_path == NULL || sc->listener_path[0] == '\0')
+    return ar_make_error (err, EINVAL,
+                          "config.json: linux.seccomp: SCMP_ACT_NOTIFY needs listenerPath");
+  if (c->sb.platform != PLATFORM_NONE)
+    return ar_make_error (err, EBUSY,
+                          "config.json: linux.seccomp: SCMP_ACT_NOTIFY needs the seccomp listener, "
+                          "which agentrt's supervisor holds: use --platform none");
+  return 0;
+}
+
+/* agentrt's policy, compiled once here: the init (and every exec) only installs it.  */
+static int
+prepare_policy (struct create_ctx *c, ar_error_t *err)
+{
+  struct policy p;
+  int r;
+
+  if (prepare_oci_filter (c, err) < 0)
+    return -1;
+  if (c->sb.platform == PLATFORM_NONE)
+    return 0;
+  if (policy_init (&p, policy_native_table (), &c->sb.popts, err) < 0)
+    return -1;
+  r = policy_compile (&p, &c->progs[FILTER_POLICY], err);
+  policy_release (&p);
+  if (r < 0)
+    return -1;
+  c->limits = xzalloc (sizeof *c->limits);
+  return vfiles_limits_from_spec (c->spec, c->limits, err);
+}
+
 /* Everything create checks before it touches the machine.  */
 static int
 prepare_create (struct create_ctx *c, ar_error_t *err)
 {
+  struct sandbox_flags f = { c->o->platform, c->o->audit_log };
+
   if (state_check_id (c->id, err) < 0 || resolve_bundle (c->o->bundle, &c->bundle, err) < 0
       || load_config (c, err) < 0 || check_rootfs (c, err) < 0 || check_process (c, err) < 0
-      || check_unsupported (c->spec, err) < 0)
+      || check_unsupported (c->spec, err) < 0
+      || sandbox_resolve (&c->spec->annotations, &f, &c->sb, err) < 0
+      || prepare_policy (c, err) < 0)
     return -1;
   return namespaces_plan (c->spec, &c->ns, err);
 }
@@ -185,6 +248,7 @@ new_state (const struct create_ctx *c)
   s->created = ar_time_rfc3339 (&now);
   s->owner = owner_name ();
   s->own_pidns = c->ns.new_ns[SPEC_NS_PID];
+  s->platform = xstrdup (sandbox_platform_name (c->sb.platform));
   s->annotations.items = xzalloc ((a->n + 1) * sizeof *a->items);
   for (size_t i = 0; i < a->n; i++)
     {
@@ -267,18 +331,69 @@ container_write_pid_file (const char *path, pid_t pid, ar_error_t *err)
   return 0;
 }
 
+/* Each virtual file as a detached read-only bind mount (open_tree with OPEN_TREE_CLONE, as
+   runc 1.2 passes bind sources): the init attaches it with move_mount, whatever user
+   namespace it is in by then and although it cannot reach the state directory itself.  */
 static int
-spawn (struct create_ctx *c, int dirfd, pid_t *pid, ar_error_t *err)
+open_vfile (const char *path, ar_error_t *err)
+{
+  struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV
+                                         | MOUNT_ATTR_NOEXEC };
+  int fd = (int) syscall (SYS_open_tree, AT_FDCWD, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+
+  if (fd < 0)
+    return ar_make_error (err, errno, "open_tree `%s`", path);
+  if (syscall (SYS_mount_setattr, fd, "", AT_EMPTY_PATH, &attr, sizeof attr) < 0)
+    {
+      int e = errno;
+      close (fd);
+      return ar_make_error (err, e, "make the bind of `%s` read-only", path);
+    }
+  return fd;
+}
+
+static int
+open_vfiles (const char *dir, int fds[VF__N], ar_error_t *err)
+{
+  for (int i = 0; i < VF__N; i++)
+    {
+      cleanup_free char *path = xasprintf ("%s/%s", dir, vfile_name ((enum vfile) i));
+      fds[i] = open_vfile (path, err);
+      if (fds[i] < 0)
+        {
+          while (i-- > 0)
+            close (fds[i]);
+          return -1;
+        }
+    }
+  return 0;
+}
+
+static int
+spawn (struct create_ctx *c, int dirfd, struct process_result *res, ar_error_t *err)
 {
   cleanup_close int fifo = -1;
   cleanup_strv char **env = NULL;
+  cleanup_free char *vfiles = NULL;
+  int vfile_fds[VF__N];
   int n_listen = listen_fds ();
+  int ret;
   struct process_init_cfg cfg = { .spec = c->spec,
                                   .bundle = c->bundle,
                                   .rootfs = c->rootfs,
                                   .ns = &c->ns,
                                   .no_pivot = c->o->no_pivot,
                                   .no_new_keyring = c->o->no_new_keyring };
+
+  for (int i = 0; i < FILTER__N; i++)
+    cfg.filters[i] = c->progs[i].insns ? &c->progs[i] : NULL;
+  if (c->limits)
+    {
+      vfiles = xasprintf ("%s/%s", c->state_dir, SUPERVISOR_VFILES_DIR);
+      if (vfiles_write_all (vfiles, c->limits, err) < 0 || open_vfiles (vfiles, vfile_fds, err) < 0)
+        return -1;
+      cfg.vfile_fds = vfile_fds;
+    }
 
   if (mkfifoat (dirfd, EXEC_FIFO, 0600) < 0)
     return ar_make_error (err, errno, "create the exec fifo");
@@ -290,13 +405,78 @@ spawn (struct create_ctx *c, int dirfd, pid_t *pid, ar_error_t *err)
   cfg.fifo_fd = fifo;
   cfg.env = env;
   cfg.extra_fds = c->o->preserve_fds + n_listen;
-  return process_spawn_init (&cfg, runtime_hooks, c, pid, &c->console, err);
+  ret = process_spawn_init (&cfg, runtime_hooks, c, res, err);
+  for (int i = 0; cfg.vfile_fds && i < VF__N; i++)
+    close (vfile_fds[i]);
+  return ret;
+}
+
+static int
+start_supervisor (struct create_ctx *c, pid_t init, int listener, ar_error_t *err)
+{
+  cleanup_free char *audit
+      = c->sb.audit_path ? xstrdup (c->sb.audit_path) : xasprintf ("%s/audit.jsonl", c->state_dir);
+  struct supervisor_cfg sc = { .id = c->id,
+                               .state_dir = c->state_dir,
+                               .audit_path = audit,
+                               .uname_release = c->sb.uname_release,
+                               .popts = c->sb.popts,
+                               .limits = c->limits,
+                               .init_pid = init,
+                               .own_pidns = c->ns.new_ns[SPEC_NS_PID],
+                               .notify_fd = listener };
+
+  if (supervisor_start (&sc, &c->sv_pid, err) < 0)
+    return -1;
+  c->st->sv_pid = c->sv_pid;
+  c->st->sv_start = state_proc_start_time (c->sv_pid);
+  c->st->audit_log = steal_ptr (&audit);
+  return 0;
+}
+
+/* What the init left us: its pty master, and its filters' listeners.  */
+static int
+take_result (struct create_ctx *c, struct process_result *r, ar_error_t *err)
+{
+  int ret = 0;
+
+  c->console = r->console;
+  if (r->listener[FILTER_POLICY] >= 0)
+    ret = start_supervisor (c, r->pid, r->listener[FILTER_POLICY], err);
+  else if (c->progs[FILTER_POLICY].insns)
+    ret = ar_make_error (err, 0, "container init sent no seccomp listener");
+  if (ret == 0 && r->listener[FILTER_OCI] >= 0)
+    {
+      cleanup_free char *json = state_json_with (c->st, r->pid, STATE_CREATING);
+      ret = seccomp_oci_send_listener (&c->spec->linux_.seccomp, r->listener[FILTER_OCI], json,
+                                       err);
+    }
+  for (int i = 0; i < FILTER__N; i++)
+    ar_closep (&r->listener[i]);
+  return ret;
+}
+
+/* The absolute path of ROOT/ID, for the supervisor and the init's bind mounts.  */
+static int
+state_dir_path (int dirfd, char **out, ar_error_t *err)
+{
+  char link[64], buf[PATH_MAX];
+  ssize_t n;
+
+  snprintf (link, sizeof link, "/proc/self/fd/%d", dirfd);
+  n = readlink (link, buf, sizeof buf - 1);
+  if (n < 0)
+    return ar_make_error (err, errno, "resolve the state directory");
+  buf[n] = '\0';
+  *out = xstrdup (buf);
+  return 0;
 }
 
 /* From the state directory on: the init, then its state and pid file.  */
 static int
 create_in (struct create_ctx *c, int dirfd, pid_t *pid_out, ar_error_t *err)
 {
+  struct process_result res = { 0, -1, { -1, -1 } };
   pid_t pid = 0;
 
   c->st = new_state (c);
@@ -305,8 +485,14 @@ create_in (struct create_ctx *c, int dirfd, pid_t *pid_out, ar_error_t *err)
       || ar_write_file_atomic (dirfd, CONFIG_COPY, c->config_text, strlen (c->config_text), 0600,
                                err)
              < 0
-      || spawn (c, dirfd, &pid, err) < 0)
+      || state_dir_path (dirfd, &c->state_dir, err) < 0 || spawn (c, dirfd, &res, err) < 0)
     return -1;
+  pid = res.pid;
+  if (take_result (c, &res, err) < 0)
+    {
+      (void) kill (pid, SIGKILL);
+      return -1;
+    }
   c->st->pid = pid;
   c->st->pid_start = state_proc_start_time (pid);
   c->st->status = STATE_CREATED;
@@ -348,6 +534,8 @@ create_container (const struct ar_globals *g, const char *id, const struct ar_cr
     return -1;
   if (create_in (&c, dirfd, pid, err) < 0)
     {
+      if (c.sv_pid > 0)
+        supervisor_stop (c.sv_pid, state_proc_start_time (c.sv_pid));
       (void) state_dir_remove (rootfd, id, NULL); /* the error in hand is the one to report */
       return -1;
     }
@@ -582,6 +770,7 @@ delete_locked (const struct ar_globals *g, int dirfd, struct state *s, bool forc
      hold has lost its creator.  */
   if (s->status != STATE_STOPPED && kill_and_wait (s, err) < 0)
     return -1;
+  supervisor_stop (s->sv_pid, s->sv_start);
   run_hooks_warn (dirfd, s, SPEC_HOOK_POSTSTOP, "poststop");
   rootfd = state_root_open (container_root (g), false, err);
   if (rootfd < 0)

@@ -33,8 +33,10 @@
 #include <unistd.h>
 
 #include "creds.h"
+#include "fdpass.h"
 #include "hooks.h"
 #include "process.h"
+#include "supervisor/vfiles.h"
 #include "rlimits.h"
 #include "rootfs.h"
 #include "state.h"
@@ -48,7 +50,8 @@ enum sync_type
   SYNC_INIT_PID,
   SYNC_HOOKS_PLEASE,
   SYNC_HOOKS_DONE,
-  SYNC_CONSOLE, /* the pty master, with SCM_RIGHTS */
+  SYNC_CONSOLE,  /* the pty master, with SCM_RIGHTS */
+  SYNC_LISTENER, /* a seccomp notify fd, with SCM_RIGHTS; status: enum process_filter */
   SYNC_READY,
   SYNC_ERROR,
 };
@@ -88,40 +91,23 @@ static int
 sync_send_console (int sock, int master, ar_error_t *err)
 {
   struct sync_msg h = { .type = SYNC_CONSOLE };
-  return terminal_send_fd (sock, master, &h, offsetof (struct sync_msg, payload), err);
-}
-
-static int
-fd_from_cmsg (struct msghdr *mh)
-{
-  int fd = -1;
-
-  for (struct cmsghdr *c = CMSG_FIRSTHDR (mh); c; c = CMSG_NXTHDR (mh, c))
-    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-      memcpy (&fd, CMSG_DATA (c), sizeof fd);
-  return fd;
+  return ar_send_fd (sock, master, &h, offsetof (struct sync_msg, payload), "the pty master", err);
 }
 
 /* 0 on a message, -1 on EOF or error (errno 0 for EOF).  The payload is NUL-terminated.  */
 static int
 sync_recv (int fd, struct sync_msg *m)
 {
-  char cbuf[CMSG_SPACE (sizeof (int))];
-  struct iovec iov = { m, sizeof *m - 1 };
-  struct msghdr mh
-      = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf };
-  ssize_t r;
+  ssize_t r = ar_recv_fd (fd, m, sizeof *m - 1, &m->fd);
 
-  do
-    r = recvmsg (fd, &mh, MSG_CMSG_CLOEXEC);
-  while (r < 0 && errno == EINTR);
   if (r >= (ssize_t) offsetof (struct sync_msg, payload))
     {
-      m->fd = fd_from_cmsg (&mh);
       m->len = (size_t) r - offsetof (struct sync_msg, payload);
       m->payload[m->len] = '\0';
       return 0;
     }
+  if (m->fd >= 0)
+    close (m->fd);
   if (r >= 0)
     errno = 0;
   return -1;
@@ -276,11 +262,13 @@ close_fds_except (unsigned from, int *keep, size_t n, ar_error_t *err)
 static int
 close_inherited (const struct process_init_cfg *c, int sock, ar_error_t *err)
 {
-  int keep[SPEC_NS_N + 3];
+  int keep[SPEC_NS_N + VF__N + 3];
   size_t n = 0;
 
   keep[n++] = sock;
   keep[n++] = c->fifo_fd;
+  for (size_t i = 0; c->vfile_fds && i < VF__N; i++)
+    keep[n++] = c->vfile_fds[i];
   for (size_t i = 0; i < SPEC_NS_N; i++)
     if (c->ns->join_fd[i] >= 0)
       keep[n++] = c->ns->join_fd[i];
@@ -364,6 +352,47 @@ send_terminal (const struct spec_process *p, bool console, int sock, ar_error_t 
   return ret;
 }
 
+/* The filters go on last, and each listener is sent to the runtime at once.  Nothing after
+   this may make a call the policy supervises until the runtime has started the supervisor:
+   creds_apply and the sync messages are all allowed in the kernel.  */
+static int
+install_filters (const struct seccomp_prog *const filters[FILTER__N], int sock, ar_error_t *err)
+{
+  for (int i = 0; i < FILTER__N; i++)
+    {
+      struct sync_msg h = { .type = SYNC_LISTENER, .status = i };
+      int listener = -1;
+      int r;
+
+      if (filters[i] == NULL)
+        continue;
+      if (seccomp_prog_install (filters[i], &listener, err) < 0)
+        return ar_error_wrap (err, "%s", i == FILTER_POLICY ? "agentrt policy" : "linux.seccomp");
+      if (listener < 0)
+        continue;
+      r = ar_send_fd (sock, listener, &h, offsetof (struct sync_msg, payload),
+                      "the seccomp listener", err);
+      close (listener);
+      if (r < 0)
+        return -1;
+    }
+  return 0;
+}
+
+/* Without no_new_privs a filter needs CAP_SYS_ADMIN, so it goes on before the capabilities are
+   dropped (runc's order); with it, after, so the identity switch is not filtered.  */
+static int
+apply_creds_and_filters (const struct spec_process *p,
+                         const struct seccomp_prog *const filters[FILTER__N], int sock,
+                         ar_error_t *err)
+{
+  if (!p->no_new_privileges && install_filters (filters, sock, err) < 0)
+    return -1;
+  if (creds_apply (p, err) < 0)
+    return -1;
+  return p->no_new_privileges ? install_filters (filters, sock, err) : 0;
+}
+
 /* Everything up to the point where the init waits for `start`, in order.  */
 static int
 init_setup (const struct process_init_cfg *c, int sock, struct init_states *st, char **exe,
@@ -375,7 +404,8 @@ init_setup (const struct process_init_cfg *c, int sock, struct init_states *st, 
           .bundle = c->bundle,
           .rootfs = c->rootfs,
           .userns = c->ns->new_ns[SPEC_NS_USER] || c->ns->join_fd[SPEC_NS_USER] >= 0,
-          .no_pivot = c->no_pivot };
+          .no_pivot = c->no_pivot,
+          .vfile_fds = c->vfile_fds };
 
   /* runc's order: join, then (a late) new user namespace and its maps, then the rest.  */
   if ((!c->ns->late_userns && become_userns_root (c, sock, err) < 0)
@@ -395,9 +425,10 @@ init_setup (const struct process_init_cfg *c, int sock, struct init_states *st, 
       || process_find_executable (s->process.args.v[0], c->env, exe, err) < 0
       || check_passed_fds (c->extra_fds, err) < 0)
     return -1;
-  /* The identity switch and capabilities come before the wait, as in runc, so that their
-     failures are create's; startContainer hooks then run with the workload's credentials.  */
-  return creds_apply (&s->process, err);
+  /* The identity switch, capabilities and filters come before the wait, as in runc, so that
+     their failures are create's; startContainer hooks then run with the workload's
+     credentials, filtered.  */
+  return apply_creds_and_filters (&s->process, c->filters, sock, err);
 }
 
 /* Pass fds 3 … 3+n-1 on; every other inherited fd closes at execve (CVE-2024-21626).  */
@@ -474,12 +505,15 @@ struct spawn
   pid_t clone_pid; /* our child; 0 once reaped */
   pid_t init_pid;  /* the init: clone_pid, or its child when it forked once more */
   int console;     /* the pty master, when the process has a terminal; else -1 */
+  int listener[FILTER__N];
 };
 
 static void
 spawn_kill (struct spawn *sp)
 {
   ar_closep (&sp->console);
+  for (int i = 0; i < FILTER__N; i++)
+    ar_closep (&sp->listener[i]);
   if (sp->init_pid > 0 && sp->init_pid != sp->clone_pid)
     (void) kill (sp->init_pid, SIGKILL); /* not our child: reaped by whoever adopts it */
   if (sp->clone_pid > 0)
@@ -535,6 +569,11 @@ parent_step (const struct process_init_cfg *c, int sock, struct spawn *sp, struc
         return ar_make_error (err, 0, "container init sent no pty master");
       sp->console = m->fd;
       return 0;
+    case SYNC_LISTENER:
+      if (m->fd < 0 || m->status < 0 || m->status >= FILTER__N || sp->listener[m->status] >= 0)
+        return ar_make_error (err, 0, "container init sent a bad seccomp listener");
+      sp->listener[m->status] = m->fd;
+      return 0;
     case SYNC_READY:
       return 1;
     case SYNC_ERROR:
@@ -564,10 +603,10 @@ parent_sync (const struct process_init_cfg *c, int sock, struct spawn *sp,
 
 int
 process_spawn_init (const struct process_init_cfg *c, process_runtime_hooks_fn hooks,
-                    void *hooks_data, pid_t *pid, int *console, ar_error_t *err)
+                    void *hooks_data, struct process_result *res, ar_error_t *err)
 {
   int sv[2];
-  struct spawn sp = { 0, 0, -1 };
+  struct spawn sp = { 0, 0, -1, { -1, -1 } };
   int ret;
 
   if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
@@ -595,8 +634,9 @@ process_spawn_init (const struct process_init_cfg *c, process_runtime_hooks_fn h
       spawn_kill (&sp);
       return -1;
     }
-  *pid = sp.init_pid;
-  *console = sp.console;
+  res->pid = sp.init_pid;
+  res->console = sp.console;
+  memcpy (res->listener, sp.listener, sizeof sp.listener);
   return 0;
 }
 
@@ -759,7 +799,8 @@ static void __attribute__ ((noreturn)) exec_main (const struct process_exec_cfg 
   if (check_passed_fds (c->extra_fds, &err) < 0
       || close_fds_except (3 + (unsigned) c->extra_fds, keep, 1, &err) < 0)
     child_fail (sock, &err);
-  if (exec_setup (c, sock, &exe, &err) < 0 || creds_apply (c->proc, &err) < 0
+  if (exec_setup (c, sock, &exe, &err) < 0
+      || apply_creds_and_filters (c->proc, c->filters, sock, &err) < 0
       || prepare_fds (c->extra_fds, &err) < 0)
     child_fail (sock, &err);
   (void) prctl (PR_SET_PDEATHSIG, 0);
@@ -770,7 +811,7 @@ static void __attribute__ ((noreturn)) exec_main (const struct process_exec_cfg 
 
 /* Messages of the exec'd process until its execve closes the socket.  */
 static int
-exec_parent (int sock, struct spawn *sp, ar_error_t *err)
+exec_parent (const struct process_exec_cfg *c, int sock, struct spawn *sp, ar_error_t *err)
 {
   cleanup_free struct sync_msg *m = sync_msg_new ();
 
@@ -785,6 +826,19 @@ exec_parent (int sock, struct spawn *sp, ar_error_t *err)
           sp->console = m->fd;
           continue;
         }
+      if (m->type == SYNC_LISTENER && m->fd >= 0 && m->status >= 0 && m->status < FILTER__N
+          && sp->listener[m->status] < 0)
+        {
+          sp->listener[m->status] = m->fd;
+          if (m->status == FILTER_POLICY)
+            {
+              int r = c->hand_over (m->fd, sp->init_pid, c->hand_over_data, err);
+              ar_closep (&sp->listener[FILTER_POLICY]);
+              if (r < 0)
+                return -1;
+            }
+          continue;
+        }
       if (m->type != SYNC_INIT_PID)
         return ar_make_error (err, 0, "exec: unexpected message %d", m->type);
       sp->init_pid = m->pid;
@@ -794,10 +848,10 @@ exec_parent (int sock, struct spawn *sp, ar_error_t *err)
 }
 
 int
-process_spawn_exec (const struct process_exec_cfg *c, pid_t *pid, int *console, ar_error_t *err)
+process_spawn_exec (const struct process_exec_cfg *c, struct process_result *res, ar_error_t *err)
 {
   int sv[2];
-  struct spawn sp = { 0, 0, -1 };
+  struct spawn sp = { 0, 0, -1, { -1, -1 } };
   int ret;
 
   if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
@@ -817,14 +871,15 @@ process_spawn_exec (const struct process_exec_cfg *c, pid_t *pid, int *console, 
     }
   close (sv[1]);
   sp.init_pid = sp.clone_pid;
-  ret = exec_parent (sv[0], &sp, err);
+  ret = exec_parent (c, sv[0], &sp, err);
   close (sv[0]);
   if (ret < 0)
     {
       spawn_kill (&sp);
       return -1;
     }
-  *pid = sp.init_pid;
-  *console = sp.console;
+  res->pid = sp.init_pid;
+  res->console = sp.console;
+  memcpy (res->listener, sp.listener, sizeof sp.listener);
   return 0;
 }

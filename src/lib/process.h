@@ -10,7 +10,18 @@
 
 #include "agentrt/error.h"
 #include "namespaces.h"
+#include "seccomp/bpf.h"
 #include "spec.h"
+
+/* The seccomp filters a process installs last before it waits (init) or execs: agentrt's
+   policy (its listener goes to the supervisor) and linux.seccomp (its listener, if it has
+   notify actions, to listenerPath).  Either may be NULL.  */
+enum process_filter
+{
+  FILTER_POLICY,
+  FILTER_OCI,
+  FILTER__N,
+};
 
 struct process_init_cfg
 {
@@ -22,6 +33,18 @@ struct process_init_cfg
   int extra_fds; /* fds 3 … 3+extra_fds-1 are passed on (--preserve-fds, LISTEN_FDS) */
   char **env;    /* the workload's environment */
   bool no_pivot, no_new_keyring;
+  const struct seccomp_prog *filters[FILTER__N];
+  /* The supervisor's virtual /proc files to bind-mount (O_PATH, opened by the runtime: a new
+     user namespace's root cannot reach the state directory), or NULL.  */
+  const int *vfile_fds;
+};
+
+/* What a spawned init or exec'd process leaves with the runtime.  */
+struct process_result
+{
+  pid_t pid;
+  int console;             /* its pty master (process.terminal), or -1 */
+  int listener[FILTER__N]; /* the notify fds of its filters, or -1 */
 };
 
 /* Called in the runtime while the init waits, after its mounts and before pivot_root: runs the
@@ -30,11 +53,10 @@ struct process_init_cfg
 typedef int (*process_runtime_hooks_fn) (pid_t init_pid, void *data, char **state_creating,
                                          char **state_created, ar_error_t *err);
 
-/* Start the init and take it through its setup; on success it is blocked on the exec fifo,
-   *pid is its pid and *console the master of its pty (process.terminal) or -1.  On failure
-   nothing of it is left running.  */
+/* Start the init and take it through its setup; on success it is blocked on the exec fifo and
+ *res says what it left us.  On failure nothing of it is left running.  */
 int process_spawn_init (const struct process_init_cfg *c, process_runtime_hooks_fn hooks,
-                        void *hooks_data, pid_t *pid, int *console, ar_error_t *err);
+                        void *hooks_data, struct process_result *res, ar_error_t *err);
 
 /* exec: a new process in the namespaces of the container's init.  */
 struct process_exec_cfg
@@ -44,10 +66,15 @@ struct process_exec_cfg
   const struct spec_process *proc; /* args, env, cwd, user, capabilities, rlimits… */
   char **env;
   int extra_fds;
+  const struct seccomp_prog *filters[FILTER__N];
+  /* Called with the policy filter's listener as soon as it arrives, before the process execs
+     (its execve is supervised, so the supervisor must hold the fd by then).  */
+  int (*hand_over) (int listener, pid_t pid, void *data, ar_error_t *err);
+  void *hand_over_data;
 };
-/* Start it; *pid is its pid once it has exec'd (a failure before execve is reported here), and
- *console its pty master (process.terminal) or -1.  */
-int process_spawn_exec (const struct process_exec_cfg *c, pid_t *pid, int *console,
+/* Start it; res->pid is its pid once it has exec'd (a failure before execve is reported here).
+   res->listener[FILTER_POLICY] is always -1: it went to hand_over.  */
+int process_spawn_exec (const struct process_exec_cfg *c, struct process_result *res,
                         ar_error_t *err);
 
 /* Block the signals run and exec forward, and SIGCHLD; returns a signalfd for them.  */

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <linux/mount.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 
 #include "mounts.h"
 #include "rootfs.h"
+#include "supervisor/vfiles.h"
 #include "utils.h"
 
 /* linux.rootfsPropagation as one MS_* propagation value (0 when absent).  */
@@ -347,6 +349,36 @@ check_ctx (const struct rootfs_ctx *c, ar_error_t *err)
   return 0;
 }
 
+/* One virtual file over its target: attach the read-only detached bind the runtime made.  */
+static int
+bind_vfile (const struct rootfs_ctx *c, int rootfd, enum vfile f, ar_error_t *err)
+{
+  const char *target = vfile_target (f);
+  cleanup_close int fd = mounts_open_in_root (rootfd, target, err);
+
+  if (fd < 0 && (*err)->status == ENOENT)
+    {
+      ar_error_release (err);
+      return 0;
+    }
+  if (fd < 0)
+    return -1;
+  if (syscall (SYS_move_mount, c->vfile_fds[f], "", fd, "",
+               MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH)
+      < 0)
+    return ar_make_error (err, errno, "mount `%s` on `%s`", vfile_name (f), target);
+  return 0;
+}
+
+static int
+bind_vfiles (const struct rootfs_ctx *c, int rootfd, ar_error_t *err)
+{
+  for (int f = 0; c->vfile_fds && f < VF__N; f++)
+    if (bind_vfile (c, rootfd, (enum vfile) f, err) < 0)
+      return -1;
+  return 0;
+}
+
 int
 rootfs_prepare (const struct rootfs_ctx *c, ar_error_t *err)
 {
@@ -361,11 +393,11 @@ rootfs_prepare (const struct rootfs_ctx *c, ar_error_t *err)
     return ar_make_error (err, errno, "open the rootfs `%s`", c->rootfs);
   if (apply_mounts (c, &p, err) < 0)
     return -1;
-  if (p.devfd < 0)
-    return 0; /* no tmpfs on /dev: no device node anywhere */
-  if (make_devices (c, p.devfd, err) < 0 || make_dev_links (p.devfd, p.proc, err) < 0)
+  /* no tmpfs on /dev: no device node anywhere */
+  if (p.devfd >= 0
+      && (make_devices (c, p.devfd, err) < 0 || make_dev_links (p.devfd, p.proc, err) < 0))
     return -1;
-  return 0;
+  return bind_vfiles (c, p.rootfd, err);
 }
 
 /* pivot_root and after.  */

@@ -17,8 +17,9 @@ struct rootfs_ctx
   const struct spec *spec; /* parsed config.json */
   const char *bundle;      /* absolute bundle path (relative mount sources resolve against it) */
   const char *rootfs;      /* absolute rootfs path on the host */
-  bool userns;   /* init is in a new user namespace: bind-mount devices instead of mknod */
-  bool no_pivot; /* --no-pivot: MS_MOVE + chroot instead of pivot_root */
+  bool userns;          /* init is in a new user namespace: bind-mount devices instead of mknod */
+  bool no_pivot;        /* --no-pivot: MS_MOVE + chroot instead of pivot_root */
+  const int *vfile_fds; /* O_PATH fds of the supervisor's virtual files (vfiles.h), or NULL */
 };
 
 /* Everything before pivot_root: root propagation (MS_REC|MS_SLAVE, or linux.rootfsPropagation),
@@ -26,7 +27,9 @@ struct rootfs_ctx
    itself (MS_BIND|MS_REC), every entry of spec->mounts in order, then, when the config mounts
    a tmpfs on /dev, the devices in it: null zero full random urandom tty and linux.devices
    (mknod, or under a user namespace a bind of the host's node onto an empty file), and the
-   links ptmx fd stdin stdout stderr (and core when /proc is mounted).  */
+   links ptmx fd stdin stdout stderr (and core when /proc is mounted); last, with vfile_fds,
+   each virtual file bind-mounted read-only over its target where the target exists (a config
+   without /proc or /sys has none to cover).  */
 int rootfs_prepare (const struct rootfs_ctx *c, ar_error_t *err);
 
 /* pivot_root into the rootfs, the old root lazily unmounted (or MS_MOVE + chroot with

@@ -50,6 +50,8 @@ state_free (struct state *s)
   free (s->rootfs);
   free (s->created);
   free (s->owner);
+  free (s->platform);
+  free (s->audit_log);
   spec_map_clear (&s->annotations);
   free (s);
 }
@@ -250,6 +252,16 @@ write_state_fields (struct ar_json *j, const struct state *s, bool internal)
       ar_json_key (j, "pidStartTime");
       ar_json_uint (j, s->pid_start);
       ar_json_kbool (j, "ownPidNamespace", s->own_pidns);
+      if (s->platform)
+        ar_json_kstr (j, "platform", s->platform);
+      if (s->sv_pid > 0)
+        {
+          ar_json_kint (j, "supervisorPid", s->sv_pid);
+          ar_json_key (j, "supervisorStartTime");
+          ar_json_uint (j, s->sv_start);
+        }
+      if (s->audit_log)
+        ar_json_kstr (j, "auditLog", s->audit_log);
     }
 }
 
@@ -335,6 +347,10 @@ state_load (int dirfd, const char *id, struct state **out, ar_error_t *err)
   s->created = dup_member (root, "created");
   s->owner = dup_member (root, "owner");
   s->own_pidns = ar_jbool (ar_jget (root, "ownPidNamespace"));
+  s->platform = dup_member (root, "platform");
+  s->sv_pid = (pid_t) num_member (root, "supervisorPid");
+  s->sv_start = num_member (root, "supervisorStartTime");
+  s->audit_log = dup_member (root, "auditLog");
   status = ar_jstr (ar_jget (root, "status"));
   if (status == NULL || state_status_from_name (status, &s->status) < 0)
     return ar_make_error (err, 0, "state of container `%s`: bad status", id);

@@ -38,6 +38,10 @@ struct state
   char *owner;
   struct spec_map annotations;
   bool own_pidns; /* the container made its pid namespace: kill --all may walk it */
+  char *platform; /* "seccomp" or "none" */
+  pid_t sv_pid;   /* the supervisor's watchdog, 0 if none */
+  unsigned long long sv_start;
+  char *audit_log; /* absolute path, or NULL */
 };
 void state_free (struct state *s);
 void state_freep (void *p);

@@ -17,27 +17,10 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "fdpass.h"
 #include "process.h"
 #include "terminal.h"
 #include "utils.h"
-
-int
-terminal_send_fd (int sock, int fd, const void *data, size_t len, ar_error_t *err)
-{
-  char cbuf[CMSG_SPACE (sizeof (int))] = { 0 };
-  struct iovec iov = { (void *) data, len };
-  struct msghdr mh
-      = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf };
-  struct cmsghdr *c = CMSG_FIRSTHDR (&mh);
-
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN (sizeof (int));
-  memcpy (CMSG_DATA (c), &fd, sizeof fd);
-  if (sendmsg (sock, &mh, MSG_NOSIGNAL) < 0)
-    return ar_make_error (err, errno, "send the pty master");
-  return 0;
-}
 
 int
 terminal_send_to_socket (const char *path, int master, ar_error_t *err)
@@ -52,7 +35,7 @@ terminal_send_to_socket (const char *path, int master, ar_error_t *err)
     return ar_make_error (err, errno, "connect to --console-socket `%s`", path);
   /* runc sends the master's name with it; receivers such as conmon and containerd's
      console.RecvFd read both.  */
-  return terminal_send_fd (sock, master, "/dev/ptmx", sizeof "/dev/ptmx", err);
+  return ar_send_fd (sock, master, "/dev/ptmx", sizeof "/dev/ptmx", "the pty master", err);
 }
 
 static int

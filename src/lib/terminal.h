@@ -21,7 +21,4 @@ int terminal_send_to_socket (const char *path, int master, ar_error_t *err);
    other signals, until `pid` exits; returns its status.  */
 int terminal_proxy_wait (int master, int sfd, pid_t pid, ar_error_t *err);
 
-/* Send `data` and, with SCM_RIGHTS, `fd` in one message (the console socket, the sync socket).  */
-int terminal_send_fd (int sock, int fd, const void *data, size_t len, ar_error_t *err);
-
 #endif

@@ -28,6 +28,7 @@ void ar_json_str (struct ar_json *j, const char *s); /* NULL writes null */
 void ar_json_int (struct ar_json *j, long long v);
 void ar_json_uint (struct ar_json *j, uint64_t v);
 void ar_json_bool (struct ar_json *j, bool v);
+void ar_json_raw (struct ar_json *j, const char *json); /* a value that is valid JSON text */
 void ar_json_null (struct ar_json *j);
 void ar_json_strv (struct ar_json *j, const char *const *v, size_t n); /* an array of strings */
 /* Key + value shorthands.  */

@@ -1,0 +1,119 @@
+/* agentrt audit [--follow] [--json] ID: the container's audit log, as a table or as its JSON
+   lines.  */
+#include <config.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "agentrt.h"
+#include "json.h"
+#include "utils.h"
+
+struct audit_input
+{
+  const char *id;
+  bool follow, json;
+};
+
+static const struct argp_option audit_options[] = {
+  { "follow", 'f', NULL, 0, "keep printing new records until the container is gone", 0 },
+  { "json", 'j', NULL, 0, "print the JSON lines as they are", 0 },
+  { NULL, 0, NULL, 0, NULL, 0 },
+};
+
+static error_t
+parse_audit (int key, char *arg, struct argp_state *state)
+{
+  struct audit_input *in = state->input;
+
+  switch (key)
+    {
+    case 'f':
+      in->follow = true;
+      break;
+    case 'j':
+      in->json = true;
+      break;
+    default:
+      return ar_cmd_positional (key, arg, state, AR_SLOTS (&in->id), 1, 1);
+    }
+  return 0;
+}
+
+static const char *
+field (const struct ar_jnode *root, const char *key)
+{
+  const char *v = ar_jstr (ar_jget (root, key));
+  return v ? v : "-";
+}
+
+/* The arguments, key=value; nested arrays and objects (argv, an address) in brackets.  */
+static void
+print_args (const struct ar_jnode *args)
+{
+  bool obj = ar_jtype (args) == AR_J_OBJECT;
+
+  for (size_t i = 0; i < ar_jlen (args); i++)
+    {
+      const struct ar_jnode *v = ar_jat (args, i);
+      const char *t = ar_jstr (v) ? ar_jstr (v) : ar_jnum_text (v);
+
+      printf ("%s%s%s", i ? " " : "", obj ? ar_jkey_at (args, i) : "", obj ? "=" : "");
+      if (ar_jtype (v) == AR_J_ARRAY || ar_jtype (v) == AR_J_OBJECT)
+        {
+          putchar ('[');
+          print_args (v);
+          putchar (']');
+        }
+      else
+        fputs (t ? t : "null", stdout);
+    }
+}
+
+static void
+print_line (const char *line, void *data)
+{
+  const struct audit_input *in = data;
+  cleanup_jnode struct ar_jnode *root = NULL;
+  const char *time, *pid;
+
+  if (in->json || ar_jparse (line, "audit record", &root, NULL) < 0)
+    {
+      puts (line);
+      fflush (stdout);
+      return;
+    }
+  time = field (root, "time");
+  pid = ar_jnum_text (ar_jget (root, "pid"));
+  printf ("%.19s  %-5s  %6s  %-15s  %-16s  %-8s  %-18s  ", time, field (root, "severity"),
+          pid ? pid : "-", field (root, "comm"),
+          ar_jget (root, "syscall") ? field (root, "syscall") : field (root, "event"),
+          ar_jget (root, "verdict") ? field (root, "verdict") : "-", field (root, "rule"));
+  if (ar_jget (root, "args"))
+    print_args (ar_jget (root, "args"));
+  else if (ar_jget (root, "detail"))
+    fputs (field (root, "detail"), stdout);
+  putchar ('\n');
+  fflush (stdout);
+}
+
+int
+cmd_audit (struct ar_globals *g, int argc, char **argv, ar_error_t *err)
+{
+  static const struct argp argp = {
+    audit_options,
+    parse_audit,
+    "CONTAINER",
+    "Print the audit log of a container: one record per supervised or denied system call.",
+    NULL,
+    NULL,
+    NULL,
+  };
+  struct audit_input in = { 0 };
+
+  ar_cmd_parse (&argp, argc, argv, 0, &in);
+  if (!in.json)
+    printf ("%-19s  %-5s  %6s  %-15s  %-16s  %-8s  %-18s  %s\n", "TIME", "SEV", "PID", "COMM",
+            "SYSCALL", "VERDICT", "RULE", "ARGS");
+  return ar_container_audit (g, in.id, in.follow, print_line, &in, err);
+}

@@ -1,0 +1,98 @@
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "fdpass.h"
+#include "supervisor/control.h"
+#include "supervisor/supervisor.h"
+#include "utils.h"
+
+/* Through /proc/self/fd the address stays short whatever the length of --root.  */
+static socklen_t
+control_addr (int dirfd, struct sockaddr_un *a)
+{
+  memset (a, 0, sizeof *a);
+  a->sun_family = AF_UNIX;
+  snprintf (a->sun_path, sizeof a->sun_path, "/proc/self/fd/%d/%s", dirfd, SUPERVISOR_SOCKET);
+  return (socklen_t) sizeof *a;
+}
+
+int
+control_listen (int dirfd, ar_error_t *err)
+{
+  struct sockaddr_un a;
+  socklen_t len = control_addr (dirfd, &a);
+  cleanup_close int s = socket (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+  if (s < 0)
+    return ar_make_error (err, errno, "supervisor: control socket");
+  (void) unlinkat (dirfd, SUPERVISOR_SOCKET, 0);
+  if (bind (s, (struct sockaddr *) &a, len) < 0 || fchmodat (dirfd, SUPERVISOR_SOCKET, 0600, 0) < 0
+      || listen (s, 16) < 0)
+    return ar_make_error (err, errno, "supervisor: control socket `%s`", SUPERVISOR_SOCKET);
+  return steal_fd (&s);
+}
+
+static void
+answer (int conn, int e)
+{
+  unsigned char b = (unsigned char) e;
+  (void) send (conn, &b, 1, MSG_NOSIGNAL);
+}
+
+int
+control_accept (int ctl, int *fd, int *pidfd, ar_error_t *err)
+{
+  cleanup_close int conn = accept4 (ctl, NULL, NULL, SOCK_CLOEXEC);
+  struct timeval tv = { 1, 0 };
+  struct control_attach m;
+  ssize_t n;
+
+  *fd = *pidfd = -1;
+  if (conn < 0)
+    return ar_make_error (err, errno, "supervisor: accept");
+  /* A client that connects and says nothing must not hold up the supervisor.  */
+  (void) setsockopt (conn, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  n = ar_recv_fd (conn, &m, sizeof m, fd);
+  if (n != (ssize_t) sizeof m || m.magic != CONTROL_MAGIC || *fd < 0)
+    {
+      if (*fd >= 0)
+        close (*fd);
+      *fd = -1;
+      answer (conn, EPROTO);
+      return ar_make_error (err, EPROTO, "supervisor: bad attach request");
+    }
+  *pidfd = (int) syscall (SYS_pidfd_open, (pid_t) m.pid, 0);
+  answer (conn, 0);
+  return 0;
+}
+
+int
+control_send_attach (int dirfd, const char *id, int notify_fd, pid_t pid, ar_error_t *err)
+{
+  struct sockaddr_un a;
+  socklen_t len = control_addr (dirfd, &a);
+  cleanup_close int s = socket (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+  struct control_attach m = { CONTROL_MAGIC, (int32_t) pid };
+  unsigned char b;
+
+  if (s < 0)
+    return ar_make_error (err, errno, "container `%s`: socket", id);
+  if (connect (s, (struct sockaddr *) &a, len) < 0)
+    return ar_make_error (err, errno, "container `%s`: its supervisor is not running", id);
+  if (ar_send_fd (s, notify_fd, &m, sizeof m, "the notify fd to the supervisor", err) < 0)
+    return ar_error_wrap (err, "container `%s`", id);
+  if (recv (s, &b, 1, 0) != 1)
+    return ar_make_error (err, errno ? errno : EPIPE,
+                          "container `%s`: the supervisor did not take the process", id);
+  if (b != 0)
+    return ar_make_error (err, b, "container `%s`: the supervisor refused the process", id);
+  return 0;
+}

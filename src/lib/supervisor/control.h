@@ -1,0 +1,27 @@
+/* The supervisor's control socket, ROOT/ID/supervisor.sock (SOCK_SEQPACKET, mode 0600): exec
+   hands over the notify fd of each new process on it.  One message: struct control_attach with
+   the fd (SCM_RIGHTS); one byte back: 0, or the errno of the failure.  */
+#ifndef AGENTRT_SV_CONTROL_H
+#define AGENTRT_SV_CONTROL_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "agentrt/error.h"
+
+#define CONTROL_MAGIC 0x61727476u /* "artv" */
+
+struct control_attach
+{
+  uint32_t magic;
+  int32_t pid; /* host pid of the process the fd belongs to */
+};
+
+/* Bind and listen in the state directory.  */
+int control_listen (int dirfd, ar_error_t *err);
+/* Take one attach request: *fd its notify fd, *pidfd its process (or -1 if it has gone).  */
+int control_accept (int ctl, int *fd, int *pidfd, ar_error_t *err);
+/* The client: connect, send, wait for the answer.  */
+int control_send_attach (int dirfd, const char *id, int notify_fd, pid_t pid, ar_error_t *err);
+
+#endif

@@ -1,0 +1,58 @@
+/* sysinfo: memory as the container's limit shows it and uptime since the container was
+   created, consistent with the virtual /proc/meminfo and /proc/uptime (vfiles.c).  */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+#include <sys/sysinfo.h>
+#include <time.h>
+
+#include "supervisor/sv.h"
+
+static unsigned long
+clip (unsigned long v, unsigned long max)
+{
+  return v < max ? v : max;
+}
+
+static void
+apply_limits (struct sysinfo *si, const struct vfiles_limits *l)
+{
+  struct timespec now;
+  unsigned long unit = si->mem_unit ? si->mem_unit : 1;
+  unsigned long limit;
+
+  clock_gettime (CLOCK_BOOTTIME, &now);
+  si->uptime = now.tv_sec - l->boot.tv_sec;
+  if (si->uptime < 0)
+    si->uptime = 0;
+  if (l->mem_limit == 0)
+    return;
+  limit = (unsigned long) (l->mem_limit / unit);
+  si->totalram = clip (si->totalram, limit);
+  si->freeram = clip (si->freeram, limit);
+  si->sharedram = clip (si->sharedram, limit);
+  si->bufferram = clip (si->bufferram, limit);
+  si->totalswap = 0;
+  si->freeswap = 0;
+  si->totalhigh = 0;
+  si->freehigh = 0;
+}
+
+void
+sv_handle_sysinfo (struct sv_call *c)
+{
+  struct sysinfo si;
+  int r;
+
+  if (sysinfo (&si) < 0)
+    {
+      sv_reply_error (c, errno);
+      return;
+    }
+  apply_limits (&si, &c->sv->limits);
+  r = sv_mem_write (c, c->req->data.args[0], &si, sizeof si);
+  if (r < 0)
+    sv_reply_error (c, r == -ENOENT ? EINTR : EFAULT);
+  else
+    sv_reply_value (c, 0);
+}

@@ -1,0 +1,79 @@
+/* Inside the supervisor worker: its shared state, one call being handled, the helpers handlers
+   use to read and write the caller's memory, and the handlers themselves (handlers/ *.c).  */
+#ifndef AGENTRT_SV_H
+#define AGENTRT_SV_H
+
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "policy/policy.h"
+#include "supervisor/supervisor.h"
+#include "supervisor/vfiles.h"
+
+struct sv
+{
+  const char *id;
+  const char *release;
+  struct policy policy;
+  struct vfiles_limits limits;
+  uint32_t audit_arch; /* AUDIT_ARCH_* of the table */
+  int audit_fd;        /* O_APPEND */
+  int state_dirfd;
+  int vfiles_dirfd;
+  pthread_mutex_t alerts_lock;
+  unsigned long alerts;
+  int nr_cpu_ids; /* the host's, for sched_getaffinity's size rule */
+};
+
+/* One notification from the kernel and the answer being built.  */
+struct sv_call
+{
+  struct sv *sv;
+  int notify_fd;
+  const struct seccomp_notif *req;
+  struct seccomp_notif_resp *resp;
+  const struct sc_entry *entry; /* NULL: a number the table does not name */
+  const char *name;             /* the syscall's name, "syscall_N" if unknown */
+};
+
+/* Answers.  */
+void sv_reply_error (struct sv_call *c, int err);
+void sv_reply_value (struct sv_call *c, long long val);
+void sv_reply_continue (struct sv_call *c);
+
+/* Is the notification still pending (its task has not gone or been interrupted)?  Every read of
+   the caller's memory is followed by this check before what was read is trusted.  */
+bool sv_id_valid (const struct sv_call *c);
+
+/* Read `len` bytes at `addr` in the caller; 0 or -errno.  */
+int sv_mem_read (const struct sv_call *c, uint64_t addr, void *buf, size_t len);
+/* Read a NUL-terminated string of at most `max - 1` bytes; its length or -errno (-ENAMETOOLONG
+   when it does not end within max).  */
+long sv_mem_read_str (const struct sv_call *c, uint64_t addr, char *buf, size_t max);
+/* Write into the caller (the buffer of uname, sysinfo…); checks the id first.  0 or -errno.  */
+int sv_mem_write (const struct sv_call *c, uint64_t addr, const void *buf, size_t len);
+
+/* Audit records: JSON lines.  `args` is the JSON text of the decoded arguments (an object), or
+   NULL for the raw six.  verdict: "deny", "allow", "emulate", "interrupted"…  */
+void sv_audit (struct sv_call *c, const char *verdict, int err, const char *args_json);
+/* An event of the supervisor itself (no call): "supervisor-died", …  */
+void sv_audit_event (struct sv *sv, const char *event, const char *severity, const char *detail);
+
+typedef void (*sv_handler_fn) (struct sv_call *c);
+void sv_handle_deny (struct sv_call *c);
+void sv_handle_unknown (struct sv_call *c);
+void sv_handle_uname (struct sv_call *c);
+void sv_handle_sysinfo (struct sv_call *c);
+void sv_handle_affinity (struct sv_call *c);
+void sv_handle_exec (struct sv_call *c);
+void sv_handle_connect (struct sv_call *c);
+void sv_handle_bind (struct sv_call *c);
+
+/* Decode a sockaddr read from the caller into a JSON object text (malloc'd).  */
+char *sv_sockaddr_json (const void *sa, size_t len);
+
+#endif

@@ -1,0 +1,442 @@
+/* The supervisor worker: serves the notify fds of the container's processes.
+
+   Each notify fd gets a few threads blocked in SECCOMP_IOCTL_NOTIF_RECV (the kernel hands each
+   notification to one of them), so one slow call never holds up the others.  The fds are put
+   in SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP mode where the kernel has it (6.6+): the kernel then
+   switches straight from the caller to a waiting thread on the same CPU, and the process is
+   confined to the workload's CPUs, because a round trip to another vCPU costs 10-20 times more
+   here (DESIGN.md).  The main thread owns everything else: the control socket on which exec
+   hands over the fds of new processes, the end of each fd (EPOLLHUP once its processes are
+   gone), the init's pidfd, the once-a-second refresh of the virtual files, and SIGTERM (sent by
+   the kernel when the watchdog dies: then the container is killed).  */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fdpass.h"
+#include "log.h"
+#include "supervisor/confine.h"
+#include "supervisor/control.h"
+#include "supervisor/sv.h"
+#include "utils.h"
+
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW (4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
+
+#define SV_THREADS_MAX 4
+#define SV_THREAD_STACK (256 * 1024)
+
+/* One notify fd: the init's or an exec'd process's.  */
+struct sv_fd
+{
+  int fd;
+  int pidfd; /* of the process it came with */
+  unsigned nthreads;
+  pthread_t threads[SV_THREADS_MAX];
+  atomic_bool dead;
+  struct sv_fd *next;
+};
+
+enum ev_tag
+{
+  EV_CONTROL = 1,
+  EV_SIGNAL,
+  EV_TIMER,
+  EV_INIT,
+  EV_NOTIFY, /* tag in the low bits, the struct sv_fd * in the rest */
+};
+
+static struct sv the_sv;
+
+static const sv_handler_fn handlers[SH__N] = {
+  [SH_NONE] = sv_handle_deny,         [SH_DENY] = sv_handle_deny,
+  [SH_UNAME] = sv_handle_uname,       [SH_SYSINFO] = sv_handle_sysinfo,
+  [SH_AFFINITY] = sv_handle_affinity, [SH_EXEC] = sv_handle_exec,
+  [SH_CONNECT] = sv_handle_connect,   [SH_BIND] = sv_handle_bind,
+  [SH_UNKNOWN] = sv_handle_unknown,
+};
+
+/* A call that reaches us although its entry says allow means the filter and the table
+   disagree: refused (fail closed), as SH_NONE maps to the deny handler.  */
+static void
+dispatch (int fd, const struct seccomp_notif *req, struct seccomp_notif_resp *resp)
+{
+  struct sv_call c = { &the_sv, fd, req, resp, NULL, NULL };
+  char name[32];
+  sv_handler_fn h;
+
+  memset (resp, 0, sizeof *resp);
+  resp->id = req->id;
+  c.entry
+      = req->data.arch == the_sv.audit_arch ? policy_lookup (&the_sv.policy, req->data.nr) : NULL;
+  if (c.entry)
+    c.name = c.entry->name;
+  else
+    {
+      snprintf (name, sizeof name, "syscall_%d", req->data.nr);
+      c.name = name;
+    }
+  h = handlers[c.entry ? c.entry->handler : SH_UNKNOWN];
+  h (&c);
+}
+
+static void *
+serve (void *arg)
+{
+  struct sv_fd *f = arg;
+  struct seccomp_notif req;
+  struct seccomp_notif_resp resp;
+
+  while (!atomic_load (&f->dead))
+    {
+      memset (&req, 0, sizeof req);
+      if (ioctl (f->fd, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
+        {
+          if (errno == EINTR || errno == ENOENT)
+            continue;
+          break;
+        }
+      dispatch (f->fd, &req, &resp);
+      /* ENOENT: the caller was interrupted by a signal meanwhile; the kernel restarts or fails
+         its call, and our answer is moot.  */
+      if (ioctl (f->fd, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0 && errno != ENOENT)
+        ar_debug ("supervisor: answer notification: %s", strerror (errno));
+    }
+  return NULL;
+}
+
+static void
+wake_up (int sig)
+{
+  (void) sig;
+}
+
+static unsigned
+threads_per_fd (void)
+{
+  unsigned n = the_sv.limits.ncpus;
+  return n < 2 ? 2 : n > SV_THREADS_MAX ? SV_THREADS_MAX : n;
+}
+
+static int
+start_threads (struct sv_fd *f, ar_error_t *err)
+{
+  pthread_attr_t attr;
+  sigset_t all, old;
+  int r = 0;
+
+  pthread_attr_init (&attr);
+  pthread_attr_setstacksize (&attr, SV_THREAD_STACK);
+  /* The threads take no signal but the wake-up one.  */
+  sigfillset (&all);
+  sigdelset (&all, SIGUSR2);
+  pthread_sigmask (SIG_SETMASK, &all, &old);
+  for (unsigned i = 0; i < threads_per_fd (); i++)
+    {
+      r = pthread_create (&f->threads[i], &attr, serve, f);
+      if (r != 0)
+        break;
+      f->nthreads++;
+    }
+  pthread_sigmask (SIG_SETMASK, &old, NULL);
+  pthread_attr_destroy (&attr);
+  if (r != 0)
+    return ar_make_error (err, r, "supervisor: start a thread");
+  return 0;
+}
+
+static void
+stop_threads (struct sv_fd *f)
+{
+  atomic_store (&f->dead, true);
+  for (unsigned i = 0; i < f->nthreads; i++)
+    {
+      struct timespec ts;
+      /* A thread may be just about to block again: wake it until it is gone.  */
+      do
+        {
+          pthread_kill (f->threads[i], SIGUSR2);
+          clock_gettime (CLOCK_REALTIME, &ts);
+          ts.tv_nsec += 10 * 1000 * 1000;
+          if (ts.tv_nsec >= 1000000000)
+            {
+              ts.tv_sec++;
+              ts.tv_nsec -= 1000000000;
+            }
+        }
+      while (pthread_timedjoin_np (f->threads[i], NULL, &ts) == ETIMEDOUT);
+    }
+  f->nthreads = 0;
+}
+
+static struct sv_fd *fds;
+static int epfd = -1;
+
+static int
+epoll_add (int fd, uint32_t events, uint64_t tag, ar_error_t *err)
+{
+  struct epoll_event ev = { .events = events, .data.u64 = tag };
+  if (epoll_ctl (epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+    return ar_make_error (err, errno, "supervisor: epoll_ctl");
+  return 0;
+}
+
+/* Take over a notify fd (and the pidfd of its process): threads, and its end watched.  */
+static int
+add_notify_fd (int fd, int pidfd, ar_error_t *err)
+{
+  struct sv_fd *f = xzalloc (sizeof *f);
+  __u64 flags = SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP;
+
+  f->fd = fd;
+  f->pidfd = pidfd;
+  if (ioctl (fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, flags) < 0)
+    ar_debug ("supervisor: SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP: %s", strerror (errno));
+  /* No events asked: EPOLLHUP, which comes once no process uses the filter, always is.  */
+  if (epoll_add (fd, 0, EV_NOTIFY | (uint64_t) (uintptr_t) f, err) < 0
+      || start_threads (f, err) < 0)
+    {
+      stop_threads (f);
+      free (f);
+      return -1;
+    }
+  f->next = fds;
+  fds = f;
+  return 0;
+}
+
+static void
+drop_notify_fd (struct sv_fd *gone)
+{
+  for (struct sv_fd **p = &fds; *p; p = &(*p)->next)
+    if (*p == gone)
+      {
+        *p = gone->next;
+        break;
+      }
+  (void) epoll_ctl (epfd, EPOLL_CTL_DEL, gone->fd, NULL);
+  stop_threads (gone);
+  close (gone->fd);
+  if (gone->pidfd >= 0)
+    close (gone->pidfd);
+  free (gone);
+}
+
+/* Fail closed: every process we know of is killed.  With its own pid namespace, killing the
+   init takes all of the container with it.  */
+static void
+kill_container (int init_pidfd)
+{
+  (void) syscall (SYS_pidfd_send_signal, init_pidfd, SIGKILL, NULL, 0);
+  for (struct sv_fd *f = fds; f; f = f->next)
+    if (f->pidfd >= 0)
+      (void) syscall (SYS_pidfd_send_signal, f->pidfd, SIGKILL, NULL, 0);
+}
+
+static int
+open_outputs (const struct supervisor_cfg *c, ar_error_t *err)
+{
+  the_sv.state_dirfd = open (c->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (the_sv.state_dirfd < 0)
+    return ar_make_error (err, errno, "supervisor: open `%s`", c->state_dir);
+  the_sv.vfiles_dirfd
+      = openat (the_sv.state_dirfd, SUPERVISOR_VFILES_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (the_sv.vfiles_dirfd < 0)
+    return ar_make_error (err, errno, "supervisor: open `%s/%s`", c->state_dir,
+                          SUPERVISOR_VFILES_DIR);
+  the_sv.audit_fd = open (c->audit_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+  if (the_sv.audit_fd < 0)
+    return ar_make_error (err, errno, "supervisor: open the audit log `%s`", c->audit_path);
+  return 0;
+}
+
+static uint32_t
+native_audit_arch (void)
+{
+#if defined(__x86_64__)
+  return AUDIT_ARCH_X86_64;
+#elif defined(__aarch64__)
+  return AUDIT_ARCH_AARCH64;
+#else
+#error "agentrt's policy has tables for x86_64 and aarch64 only"
+#endif
+}
+
+static int
+host_nr_cpu_ids (void)
+{
+  cleanup_free char *text = NULL;
+  const char *dash;
+
+  if (ar_read_file ("/sys/devices/system/cpu/possible", 256, &text, NULL, NULL) < 0)
+    return 1024;
+  dash = strrchr (text, '-');
+  return atoi (dash ? dash + 1 : text) + 1;
+}
+
+/* The container's UTS namespace (uname's nodename) and the init's CPUs.  */
+static int
+join_container (int init_pidfd, pid_t init_pid, ar_error_t *err)
+{
+  cpu_set_t cpus;
+
+  if (setns (init_pidfd, CLONE_NEWUTS) < 0)
+    return ar_make_error (err, errno, "supervisor: join the container's UTS namespace");
+  if (sched_getaffinity (init_pid, sizeof cpus, &cpus) == 0)
+    (void) sched_setaffinity (0, sizeof cpus, &cpus);
+  return 0;
+}
+
+static int
+setup (const struct supervisor_cfg *c, int init_pidfd, int *ctl, int *sfd, int *tfd,
+       ar_error_t *err)
+{
+  sigset_t set;
+  struct sigaction sa = { .sa_handler = wake_up }; /* no SA_RESTART: ioctls return EINTR */
+  struct itimerspec every_second = { { 1, 0 }, { 1, 0 } };
+
+  the_sv.id = c->id;
+  the_sv.release = c->uname_release;
+  the_sv.limits = *c->limits;
+  the_sv.audit_arch = native_audit_arch ();
+  the_sv.nr_cpu_ids = host_nr_cpu_ids ();
+  pthread_mutex_init (&the_sv.alerts_lock, NULL);
+  sigemptyset (&set);
+  sigaddset (&set, SIGTERM);
+  sigaddset (&set, SIGINT);
+  sigaddset (&set, SIGHUP);
+  sigaddset (&set, SIGPIPE);
+  if (sigprocmask (SIG_BLOCK, &set, NULL) < 0 || sigaction (SIGUSR2, &sa, NULL) < 0)
+    return ar_make_error (err, errno, "supervisor: signals");
+  *sfd = signalfd (-1, &set, SFD_CLOEXEC);
+  *tfd = timerfd_create (CLOCK_MONOTONIC, TFD_CLOEXEC);
+  epfd = epoll_create1 (EPOLL_CLOEXEC);
+  if (*sfd < 0 || *tfd < 0 || epfd < 0 || timerfd_settime (*tfd, 0, &every_second, NULL) < 0)
+    return ar_make_error (err, errno, "supervisor: event fds");
+  if (open_outputs (c, err) < 0
+      || policy_init (&the_sv.policy, policy_native_table (), &c->popts, err) < 0
+      || join_container (init_pidfd, c->init_pid, err) < 0)
+    return -1;
+  *ctl = control_listen (the_sv.state_dirfd, err);
+  if (*ctl < 0)
+    return -1;
+  if (epoll_add (*ctl, EPOLLIN, EV_CONTROL, err) < 0
+      || epoll_add (*sfd, EPOLLIN, EV_SIGNAL, err) < 0
+      || epoll_add (*tfd, EPOLLIN, EV_TIMER, err) < 0
+      || epoll_add (init_pidfd, EPOLLIN, EV_INIT, err) < 0)
+    return -1;
+  return add_notify_fd (c->notify_fd, -1, err);
+}
+
+static void
+accept_attach (int ctl)
+{
+  int fd = -1, pidfd = -1;
+  ar_error_t err = NULL;
+
+  if (control_accept (ctl, &fd, &pidfd, &err) < 0)
+    {
+      ar_log_error_release (&err);
+      return;
+    }
+  if (add_notify_fd (fd, pidfd, &err) < 0)
+    {
+      ar_log_error_release (&err);
+      close (fd);
+      if (pidfd >= 0)
+        close (pidfd);
+    }
+}
+
+static void
+refresh_vfiles (int tfd)
+{
+  uint64_t ticks;
+  ar_error_t err = NULL;
+
+  if (read (tfd, &ticks, sizeof ticks) < 0)
+    return;
+  if (vfiles_refresh (the_sv.vfiles_dirfd, &the_sv.limits, &err) < 0)
+    ar_log_error_release (&err);
+}
+
+/* Serve until the init has gone and no fd is left; then exit 0.  */
+static void __attribute__ ((noreturn)) main_loop (int ctl, int sfd, int tfd, int init_pidfd)
+{
+  bool init_gone = false;
+
+  for (;;)
+    {
+      struct epoll_event ev[16];
+      int n = epoll_wait (epfd, ev, ARRAY_SIZE (ev), -1);
+
+      for (int i = 0; i < n; i++)
+        {
+          uint64_t tag = ev[i].data.u64;
+          if (tag == EV_CONTROL)
+            accept_attach (ctl);
+          else if (tag == EV_TIMER)
+            refresh_vfiles (tfd);
+          else if (tag == EV_SIGNAL)
+            {
+              /* The watchdog died (our parent-death signal) or someone stops us by hand.  */
+              sv_audit_event (&the_sv, "supervisor-lost", "alert",
+                              "the supervisor's watchdog is gone: the container is killed");
+              kill_container (init_pidfd);
+              _exit (EXIT_FAILURE);
+            }
+          else if (tag == EV_INIT)
+            {
+              init_gone = true;
+              (void) epoll_ctl (epfd, EPOLL_CTL_DEL, init_pidfd, NULL);
+            }
+          else
+            drop_notify_fd ((struct sv_fd *) (uintptr_t) (tag & ~(uint64_t) 0xf));
+        }
+      if (init_gone && fds == NULL)
+        _exit (EXIT_SUCCESS);
+    }
+}
+
+void
+supervisor_worker_main (const struct supervisor_cfg *c, int ready_fd, int init_pidfd)
+{
+  ar_error_t err = NULL;
+  int ctl = -1, sfd = -1, tfd = -1;
+  char msg[64];
+  int len;
+
+  if (setup (c, init_pidfd, &ctl, &sfd, &tfd, &err) < 0 || confine_supervisor (true, &err) < 0)
+    {
+      cleanup_free char *text = ar_error_text (err);
+      dprintf (ready_fd, "error: %s", text);
+      _exit (EXIT_FAILURE);
+    }
+  len = snprintf (msg, sizeof msg, "ok %d", (int) getppid ());
+  if (write (ready_fd, msg, (size_t) len) != len)
+    _exit (EXIT_FAILURE);
+  close (ready_fd);
+  main_loop (ctl, sfd, tfd, init_pidfd);
+}
