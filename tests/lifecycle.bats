@@ -272,10 +272,8 @@ HOOK
 }
 
 @test "agentrt create: controls this build cannot apply fail loudly, and leave nothing" {
-  for f in '.linux.resources.cpu = {"shares": 512}' \
-           '.linux.resources.memory = {"limit": 100000000}' \
-           '.linux.resources.pids = {"limit": 10}' \
-           '.process.scheduler = {"policy": "SCHED_OTHER"}'; do
+  for f in '.process.scheduler = {"policy": "SCHED_OTHER"}' \
+           '.process.ioPriority = {"class": "IOPRIO_CLASS_IDLE"}'; do
     cp "$ROOT/config.orig" "$BUNDLE/config.json"
     update_config "$f"
     agentrt_detached create -b "$BUNDLE" "$CID"

@@ -59,7 +59,6 @@ limits_512m_1cpu() {
 }
 
 @test "supervisor: uname, sysinfo, the CPU count and /proc, /sys files reflect 512 MiB and 1 CPU" {
-  skip "needs cgroup limits (linux.resources), which come next"
   limits_512m_1cpu
   update_config --argjson m $((512 * MiB)) '
     .hostname = "probe-host" |
@@ -116,7 +115,6 @@ print(json.dumps({"python": "ok", "cpus": os.cpu_count(), "memtotal_kb": int(tot
 '
 
 @test "supervisor: python3 and pip in a Debian rootfs with 512 MiB and 1 CPU" {
-  skip "needs cgroup limits (linux.resources), which come next"
   local rootfs
   rootfs=$(debian_rootfs)
   limits_512m_1cpu

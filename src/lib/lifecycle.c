@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "agentrt/container.h"
+#include "cgroups/cgroup.h"
 #include "container_internal.h"
 #include "hooks.h"
 #include "log.h"
@@ -60,6 +61,9 @@ struct create_ctx
   struct vfiles_limits *limits; /* with the supervisor */
   char *state_dir;              /* absolute ROOT/ID */
   pid_t sv_pid;                 /* the supervisor once started, else 0 */
+  bool systemd_cgroup;          /* --systemd-cgroup */
+  struct cgroup cg;
+  bool cg_made;
 };
 
 static void
@@ -77,6 +81,15 @@ create_ctx_release (struct create_ctx *c)
     seccomp_prog_release (&c->progs[i]);
   free (c->limits);
   free (c->state_dir);
+  cgroup_release (&c->cg);
+}
+
+static void
+warn_release (ar_error_t *err)
+{
+  cleanup_free char *text = ar_error_text (*err);
+  ar_warn ("%s", text);
+  ar_error_release (err);
 }
 
 static int
@@ -136,19 +149,13 @@ load_config (struct create_ctx *c, ar_error_t *err)
 }
 
 /* A control the config asks for and this build cannot apply fails create: a sandbox must never
-   look confined when it is not.  Device rules are only logged at debug level: every engine
-   sends them, and without a cgroup they are not enforced (issue 8); the container still gets
-   no device nodes beyond the default ones and linux.devices.  */
+   look confined when it is not.  */
 static int
 check_unsupported (const struct spec *s, ar_error_t *err)
 {
-  const struct spec_resources *r = &s->linux_.resources;
   const char *what = NULL;
 
-  if (r->has_memory || r->has_cpu || r->pids_limit.set || r->has_block_io || r->n_hugepage_limits
-      || r->has_network || r->n_rdma || r->unified.n)
-    what = "linux.resources (cgroup limits)";
-  else if (s->process.has_scheduler)
+  if (s->process.has_scheduler)
     what = "process.scheduler";
   else if (s->process.has_io_priority)
     what = "process.ioPriority";
@@ -158,8 +165,6 @@ check_unsupported (const struct spec *s, ar_error_t *err)
     what = "linux.netDevices";
   if (what)
     return ar_make_error (err, ENOSYS, "config.json: %s: not supported yet", what);
-  if (r->n_devices > 0)
-    ar_debug ("config.json: linux.resources.devices: not enforced yet (no device cgroup)");
   return 0;
 }
 
@@ -216,8 +221,8 @@ prepare_create (struct create_ctx *c, ar_error_t *err)
   if (state_check_id (c->id, err) < 0 || resolve_bundle (c->o->bundle, &c->bundle, err) < 0
       || load_config (c, err) < 0 || check_rootfs (c, err) < 0 || check_process (c, err) < 0
       || check_unsupported (c->spec, err) < 0
-      || sandbox_resolve (&c->spec->annotations, &f, &c->sb, err) < 0
-      || prepare_policy (c, err) < 0)
+      || sandbox_resolve (&c->spec->annotations, &f, &c->sb, err) < 0 || prepare_policy (c, err) < 0
+      || cgroup_resolve (c->spec, c->id, c->systemd_cgroup, &c->cg, err) < 0)
     return -1;
   return namespaces_plan (c->spec, &c->ns, err);
 }
@@ -434,6 +439,34 @@ start_supervisor (struct create_ctx *c, pid_t init, int listener, ar_error_t *er
   return 0;
 }
 
+/* The init is born in the container's cgroups: the runtime moves itself there for the clone
+   and back at once, so the init is never outside them, not even before it unshares its cgroup
+   namespace (whose root is then the container's cgroup).  The supervisor, forked later, stays
+   out: pause must not freeze it.  */
+static int
+spawn_in_cgroup (struct create_ctx *c, int dirfd, struct process_result *res, ar_error_t *err)
+{
+  struct cgroup self;
+  ar_error_t back = NULL;
+  int ret;
+
+  if (cgroup_create (&c->cg, &c->spec->linux_.resources, err) < 0)
+    return -1;
+  c->cg_made = true;
+  if (cgroup_allow_devices (&c->cg, c->spec->linux_.devices, c->spec->linux_.n_devices, err) < 0)
+    return -1;
+  c->st->cgroup_dirs = xzalloc ((c->cg.n + 1) * sizeof (char *));
+  for (size_t i = 0; i < c->cg.n; i++)
+    c->st->cgroup_dirs[i] = xstrdup (c->cg.dirs[i]);
+  if (cgroup_self_save (&self, err) < 0)
+    return -1;
+  ret = cgroup_enter (&c->cg, 0, err) < 0 ? -1 : spawn (c, dirfd, res, err);
+  if (cgroup_enter (&self, 0, &back) < 0)
+    warn_release (&back);
+  cgroup_release (&self);
+  return ret;
+}
+
 /* What the init left us: its pty master, and its filters' listeners.  */
 static int
 take_result (struct create_ctx *c, struct process_result *r, ar_error_t *err)
@@ -485,7 +518,8 @@ create_in (struct create_ctx *c, int dirfd, pid_t *pid_out, ar_error_t *err)
       || ar_write_file_atomic (dirfd, CONFIG_COPY, c->config_text, strlen (c->config_text), 0600,
                                err)
              < 0
-      || state_dir_path (dirfd, &c->state_dir, err) < 0 || spawn (c, dirfd, &res, err) < 0)
+      || state_dir_path (dirfd, &c->state_dir, err) < 0
+      || spawn_in_cgroup (c, dirfd, &res, err) < 0)
     return -1;
   pid = res.pid;
   if (take_result (c, &res, err) < 0)
@@ -512,13 +546,25 @@ create_in (struct create_ctx *c, int dirfd, pid_t *pid_out, ar_error_t *err)
 
 #define cleanup_create_ctx __attribute__ ((cleanup (create_ctx_release)))
 
+/* Whatever is left in the cgroups is killed, then they are removed; errors are warnings, as
+   the error in hand (or the delete) is the one to report.  */
+static void
+remove_cgroup (const struct cgroup *cg)
+{
+  ar_error_t e = NULL;
+
+  if (cgroup_signal_all (cg, SIGKILL, &e) < 0 || cgroup_destroy (cg, &e) < 0)
+    warn_release (&e);
+}
+
 /* foreground: `run` without --detach, which keeps the pty master (*console) to proxy it.  */
 static int
 create_container (const struct ar_globals *g, const char *id, const struct ar_create_opts *o,
                   bool foreground, pid_t *pid, int *console, ar_error_t *err)
 {
-  cleanup_create_ctx struct create_ctx c
-      = { .id = id, .o = o, .foreground = foreground, .console = -1 };
+  cleanup_create_ctx struct create_ctx c = {
+    .id = id, .o = o, .foreground = foreground, .console = -1, .systemd_cgroup = g->systemd_cgroup
+  };
   cleanup_close int rootfd = -1;
   cleanup_close int dirfd = -1;
 
@@ -536,6 +582,8 @@ create_container (const struct ar_globals *g, const char *id, const struct ar_cr
     {
       if (c.sv_pid > 0)
         supervisor_stop (c.sv_pid, state_proc_start_time (c.sv_pid));
+      if (c.cg_made)
+        remove_cgroup (&c.cg);
       (void) state_dir_remove (rootfd, id, NULL); /* the error in hand is the one to report */
       return -1;
     }
@@ -550,14 +598,6 @@ ar_container_create (const struct ar_globals *g, const char *id, const struct ar
   pid_t pid;
   int console = -1;
   return create_container (g, id, o, false, &pid, &console, err);
-}
-
-static void
-warn_release (ar_error_t *err)
-{
-  cleanup_free char *text = ar_error_text (*err);
-  ar_warn ("%s", text);
-  ar_error_release (err);
 }
 
 /* A failing poststart or poststop hook is a warning, and the hooks after it still run: the
@@ -692,6 +732,23 @@ signal_pidns (const struct state *s, int sig, ar_error_t *err)
   return 0;
 }
 
+/* kill --all: every process in the container's cgroups, or without cgroups in its own pid
+   namespace.  */
+static int
+signal_all (const struct state *s, int sig, ar_error_t *err)
+{
+  struct cgroup cg;
+  int r;
+
+  if (s->cgroup_dirs == NULL)
+    return signal_pidns (s, sig, err);
+  if (cgroup_from_dirs (s->cgroup_dirs, &cg, err) < 0)
+    return -1;
+  r = cgroup_signal_all (&cg, sig, err);
+  cgroup_release (&cg);
+  return r;
+}
+
 static int
 signal_container (const struct state *s, int sig, bool all, ar_error_t *err)
 {
@@ -699,7 +756,7 @@ signal_container (const struct state *s, int sig, bool all, ar_error_t *err)
 
   if (pidfd < 0)
     return -1;
-  if (all && signal_pidns (s, sig, err) < 0)
+  if (all && signal_all (s, sig, err) < 0)
     return -1;
   if (syscall (SYS_pidfd_send_signal, pidfd, sig, NULL, 0) < 0 && errno != ESRCH)
     return ar_make_error (err, errno, "container `%s`: send signal %d", s->id, sig);
@@ -757,6 +814,21 @@ kill_and_wait (struct state *s, ar_error_t *err)
   return 0;
 }
 
+/* Processes that left the init's pid namespace, or outlived a stopped init, are in the cgroup
+   still: killed before it is removed.  */
+static int
+destroy_cgroups (const struct state *s, ar_error_t *err)
+{
+  struct cgroup cg;
+  int r;
+
+  if (cgroup_from_dirs (s->cgroup_dirs, &cg, err) < 0)
+    return -1;
+  r = cgroup_signal_all (&cg, SIGKILL, err) < 0 ? -1 : cgroup_destroy (&cg, err);
+  cgroup_release (&cg);
+  return r;
+}
+
 static int
 delete_locked (const struct ar_globals *g, int dirfd, struct state *s, bool force, ar_error_t *err)
 {
@@ -771,6 +843,8 @@ delete_locked (const struct ar_globals *g, int dirfd, struct state *s, bool forc
   if (s->status != STATE_STOPPED && kill_and_wait (s, err) < 0)
     return -1;
   supervisor_stop (s->sv_pid, s->sv_start);
+  if (s->cgroup_dirs && destroy_cgroups (s, err) < 0)
+    return -1;
   run_hooks_warn (dirfd, s, SPEC_HOOK_POSTSTOP, "poststop");
   rootfd = state_root_open (container_root (g), false, err);
   if (rootfd < 0)

@@ -52,6 +52,7 @@ state_free (struct state *s)
   free (s->owner);
   free (s->platform);
   free (s->audit_log);
+  ar_strv_free (s->cgroup_dirs);
   spec_map_clear (&s->annotations);
   free (s);
 }
@@ -262,6 +263,11 @@ write_state_fields (struct ar_json *j, const struct state *s, bool internal)
         }
       if (s->audit_log)
         ar_json_kstr (j, "auditLog", s->audit_log);
+      if (s->cgroup_dirs)
+        {
+          ar_json_key (j, "cgroupPaths");
+          ar_json_strv (j, (const char *const *) s->cgroup_dirs, ar_strv_len (s->cgroup_dirs));
+        }
     }
 }
 
@@ -297,6 +303,21 @@ dup_member (const struct ar_jnode *root, const char *key)
 {
   const char *v = ar_jstr (ar_jget (root, key));
   return v ? xstrdup (v) : NULL;
+}
+
+static char **
+strv_member (const struct ar_jnode *root, const char *key)
+{
+  const struct ar_jnode *a = ar_jget (root, key);
+  size_t n = ar_jlen (a);
+  char **v;
+
+  if (a == NULL || ar_jtype (a) != AR_J_ARRAY)
+    return NULL;
+  v = xzalloc ((n + 1) * sizeof *v);
+  for (size_t i = 0; i < n; i++)
+    v[i] = xstrdup (ar_jstr (ar_jat (a, i)) ? ar_jstr (ar_jat (a, i)) : "");
+  return v;
 }
 
 static unsigned long long
@@ -351,6 +372,7 @@ state_load (int dirfd, const char *id, struct state **out, ar_error_t *err)
   s->sv_pid = (pid_t) num_member (root, "supervisorPid");
   s->sv_start = num_member (root, "supervisorStartTime");
   s->audit_log = dup_member (root, "auditLog");
+  s->cgroup_dirs = strv_member (root, "cgroupPaths");
   status = ar_jstr (ar_jget (root, "status"));
   if (status == NULL || state_status_from_name (status, &s->status) < 0)
     return ar_make_error (err, 0, "state of container `%s`: bad status", id);

@@ -41,7 +41,8 @@ struct state
   char *platform; /* "seccomp" or "none" */
   pid_t sv_pid;   /* the supervisor's watchdog, 0 if none */
   unsigned long long sv_start;
-  char *audit_log; /* absolute path, or NULL */
+  char *audit_log;    /* absolute path, or NULL */
+  char **cgroup_dirs; /* the container's cgroup directories, NULL-terminated; NULL: none */
 };
 void state_free (struct state *s);
 void state_freep (void *p);

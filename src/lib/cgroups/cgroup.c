@@ -1,0 +1,464 @@
+/* The container's cgroup directories: layout, paths, creation, membership, signals, freezing
+   and removal.  The limits are written by resources.c.  */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgroups/cgroup.h"
+#include "cgroups/cgroup_internal.h"
+#include "log.h"
+#include "mounts.h"
+#include "utils.h"
+
+#define CG_MAX 32
+
+const char *
+cgroup_layout_name (enum cgroup_layout l)
+{
+  return l == CGROUP_V2 ? "v2" : l == CGROUP_HYBRID ? "hybrid" : "v1";
+}
+
+void
+cgroup_release (struct cgroup *cg)
+{
+  ar_strv_free (cg->dirs);
+  free (cg->unified);
+  free (cg->memory);
+  free (cg->freezer);
+  free (cg->cpu);
+  free (cg->pids);
+  memset (cg, 0, sizeof *cg);
+}
+
+/* One hierarchy: where it is mounted, what it controls ("cpu,cpuacct"; "" for cgroup2).  */
+struct hier
+{
+  char *mount;
+  char *controllers;
+  bool v2;
+};
+
+struct hiers
+{
+  struct hier h[CG_MAX];
+  size_t n;
+};
+
+static void
+hiers_release (struct hiers *hs)
+{
+  for (size_t i = 0; i < hs->n; i++)
+    {
+      free (hs->h[i].mount);
+      free (hs->h[i].controllers);
+    }
+  hs->n = 0;
+}
+
+/* The controllers of a v1 mount, from its super options ("rw,cpu,cpuacct"); named
+   hierarchies (name=systemd) control nothing and are left alone.  */
+static char *
+v1_controllers (const char *super)
+{
+  cleanup_free char *copy = xstrdup (super);
+  char *save = NULL, *out = xstrdup ("");
+
+  for (char *o = strtok_r (copy, ",", &save); o; o = strtok_r (NULL, ",", &save))
+    {
+      char *next;
+      if (strcmp (o, "rw") == 0 || strcmp (o, "ro") == 0 || strchr (o, '=')
+          || strcmp (o, "clone_children") == 0 || strcmp (o, "noprefix") == 0
+          || strcmp (o, "xattr") == 0 || strcmp (o, "cpuset_v2_mode") == 0)
+        continue;
+      next = xasprintf ("%s%s%s", out, *out ? "," : "", o);
+      free (out);
+      out = next;
+    }
+  return out;
+}
+
+static int
+collect_hier (const struct mounts_info *mi, void *data, ar_error_t *err)
+{
+  struct hiers *hs = data;
+  bool v2 = strcmp (mi->fstype, "cgroup2") == 0;
+  char *ctl;
+
+  (void) err;
+  if (!v2 && strcmp (mi->fstype, "cgroup") != 0)
+    return 0;
+  /* Only the host's view: a hierarchy mounted from a sub-cgroup is someone's bind.  */
+  if (strcmp (mi->root, "/") != 0 || hs->n == CG_MAX)
+    return 0;
+  ctl = v2 ? xstrdup ("") : v1_controllers (mi->super_options);
+  if (!v2 && *ctl == '\0')
+    {
+      free (ctl);
+      return 0;
+    }
+  for (size_t i = 0; i < hs->n; i++)
+    if (strcmp (hs->h[i].mount, mi->mount_point) == 0)
+      {
+        free (ctl);
+        return 0;
+      }
+  hs->h[hs->n].mount = xstrdup (mi->mount_point);
+  hs->h[hs->n].controllers = ctl;
+  hs->h[hs->n].v2 = v2;
+  hs->n++;
+  return 0;
+}
+
+static int
+read_hiers (struct hiers *hs, enum cgroup_layout *layout, ar_error_t *err)
+{
+  bool v1 = false, v2 = false;
+
+  if (mounts_foreach_info (collect_hier, hs, err) < 0)
+    return -1;
+  for (size_t i = 0; i < hs->n; i++)
+    {
+      if (hs->h[i].v2)
+        v2 = true;
+      else
+        v1 = true;
+    }
+  if (!v1 && !v2)
+    return ar_make_error (err, ENOENT, "cgroups: no cgroup hierarchy is mounted");
+  *layout = v1 ? (v2 ? CGROUP_HYBRID : CGROUP_V1) : CGROUP_V2;
+  return 0;
+}
+
+/* The runtime's own cgroup in hierarchy h, from /proc/self/cgroup.  */
+static char *
+own_path (const struct hier *h)
+{
+  cleanup_free char *text = NULL;
+  char *save = NULL;
+
+  if (ar_read_file ("/proc/self/cgroup", 65536, &text, NULL, NULL) < 0)
+    return xstrdup ("/");
+  for (char *l = strtok_r (text, "\n", &save); l; l = strtok_r (NULL, "\n", &save))
+    {
+      char *c1 = strchr (l, ':'), *c2 = c1 ? strchr (c1 + 1, ':') : NULL;
+      if (c2 == NULL)
+        continue;
+      *c2 = '\0';
+      if (h->v2 ? (strncmp (l, "0:", 2) == 0 && c1[1] == '\0')
+                : strcmp (c1 + 1, h->controllers) == 0)
+        return xstrdup (c2 + 1);
+    }
+  return xstrdup ("/");
+}
+
+static bool
+has_controller (const char *list, const char *name)
+{
+  size_t n = strlen (name);
+  for (const char *p = list; (p = strstr (p, name)) != NULL; p += n)
+    if ((p == list || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
+      return true;
+  return false;
+}
+
+static int
+check_path (const char *p, ar_error_t *err)
+{
+  cleanup_free char *clean = mounts_clean_path (p);
+  /* ".." would climb out of the hierarchy's root or the runtime's cgroup.  */
+  if (strstr (p, "..") || strcmp (clean, "/") == 0)
+    return ar_make_error (err, EINVAL, "config.json: linux.cgroupsPath: `%s` is not a cgroup path",
+                          p);
+  return 0;
+}
+
+int
+cgroup_resolve (const struct spec *s, const char *id, bool systemd, struct cgroup *cg,
+                ar_error_t *err)
+{
+  struct hiers hs = { .n = 0 };
+  const char *cp = s->linux_.cgroups_path;
+  cleanup_free char *rel = NULL;
+  int ret = 0;
+
+  memset (cg, 0, sizeof *cg);
+  if (systemd)
+    return ar_make_error (err, ENOSYS,
+                          "--systemd-cgroup: the systemd cgroup driver is not supported yet; use "
+                          "the cgroupfs driver");
+  if (cp && *cp && check_path (cp, err) < 0)
+    return -1;
+  rel = cp && *cp ? NULL : xasprintf ("agentrt/%s", id);
+  if (read_hiers (&hs, &cg->layout, err) < 0)
+    return -1;
+  cg->dirs = xzalloc ((hs.n + 1) * sizeof *cg->dirs);
+  for (size_t i = 0; i < hs.n; i++)
+    {
+      const struct hier *h = &hs.h[i];
+      cleanup_free char *base = (cp && cp[0] == '/') ? xstrdup ("") : own_path (h);
+      cleanup_free char *joined = xasprintf ("%s/%s/%s", h->mount, base, rel ? rel : cp);
+      char *dir = mounts_clean_path (joined);
+
+      cg->dirs[cg->n++] = dir;
+      if (h->v2)
+        cg->unified = xstrdup (dir);
+      else
+        {
+          if (has_controller (h->controllers, "memory"))
+            cg->memory = xstrdup (dir);
+          if (has_controller (h->controllers, "freezer"))
+            cg->freezer = xstrdup (dir);
+          if (has_controller (h->controllers, "cpu"))
+            cg->cpu = xstrdup (dir);
+          if (has_controller (h->controllers, "pids"))
+            cg->pids = xstrdup (dir);
+        }
+    }
+  hiers_release (&hs);
+  return ret;
+}
+
+int
+cgroup_from_dirs (char *const *dirs, struct cgroup *cg, ar_error_t *err)
+{
+  struct hiers hs = { .n = 0 };
+
+  memset (cg, 0, sizeof *cg);
+  if (read_hiers (&hs, &cg->layout, err) < 0)
+    return -1;
+  cg->dirs = xzalloc ((ar_strv_len (dirs) + 1) * sizeof *cg->dirs);
+  for (size_t d = 0; dirs[d]; d++)
+    {
+      cg->dirs[cg->n++] = xstrdup (dirs[d]);
+      for (size_t i = 0; i < hs.n; i++)
+        {
+          const struct hier *h = &hs.h[i];
+          size_t ml = strlen (h->mount);
+          char **slot[4] = { &cg->memory, &cg->freezer, &cg->cpu, &cg->pids };
+          const char *names[4] = { "memory", "freezer", "cpu", "pids" };
+          if (strncmp (dirs[d], h->mount, ml) != 0 || dirs[d][ml] != '/')
+            continue;
+          if (h->v2)
+            cg->unified = xstrdup (dirs[d]);
+          else
+            for (int k = 0; k < 4; k++)
+              if (*slot[k] == NULL && has_controller (h->controllers, names[k]))
+                *slot[k] = xstrdup (dirs[d]);
+        }
+    }
+  hiers_release (&hs);
+  return 0;
+}
+
+/* mkdir -p, the container's own directory last and exclusively; new v1 cpuset parents get
+   their parent's CPUs and memory nodes, without which no task may join.  */
+static int
+make_parents (char *p, bool v2, ar_error_t *err)
+{
+  for (char *s = strchr (p + 1, '/'); s; s = strchr (s + 1, '/'))
+    {
+      *s = '\0';
+      if (mkdir (p, 0755) == 0)
+        cg_cpuset_inherit (p);
+      else if (errno != EEXIST)
+        return ar_make_error (err, errno, "create cgroup `%s`", p);
+      if (v2)
+        cg_v2_delegate (p);
+      *s = '/';
+    }
+  return 0;
+}
+
+static int
+make_dir (const char *dir, bool v2, ar_error_t *err)
+{
+  cleanup_free char *p = xstrdup (dir);
+  int r;
+
+  /* A delete may remove the shared agentrt/ parent between our two mkdirs (cgroup_destroy):
+     then the parents are made again.  */
+  for (int tries = 0;; tries++)
+    {
+      if (make_parents (p, v2, err) < 0)
+        return -1;
+      r = mkdir (p, 0755);
+      if (r == 0 || errno != ENOENT || tries == 3)
+        break;
+    }
+  if (r < 0)
+    return ar_make_error (err, errno, "create cgroup `%s`%s", p,
+                          errno == EEXIST ? ": it exists (another container's?)" : "");
+  cg_cpuset_inherit (p);
+  return 0;
+}
+
+int
+cgroup_create (const struct cgroup *cg, const struct spec_resources *r, ar_error_t *err)
+{
+  size_t made = 0;
+
+  for (; made < cg->n; made++)
+    if (make_dir (cg->dirs[made], cg->layout == CGROUP_V2, err) < 0)
+      break;
+  if (made == cg->n && cgroup_apply (cg, r, err) == 0)
+    return 0;
+  for (size_t i = 0; i < made; i++)
+    (void) rmdir (cg->dirs[i]);
+  return -1;
+}
+
+int
+cgroup_enter (const struct cgroup *cg, pid_t pid, ar_error_t *err)
+{
+  char text[32];
+  int len = snprintf (text, sizeof text, "%d", (int) (pid ? pid : getpid ()));
+
+  for (size_t i = 0; i < cg->n; i++)
+    if (cg_write (cg->dirs[i], "cgroup.procs", text, (size_t) len, err) < 0)
+      return -1;
+  return 0;
+}
+
+int
+cgroup_self_save (struct cgroup *saved, ar_error_t *err)
+{
+  struct hiers hs = { .n = 0 };
+
+  memset (saved, 0, sizeof *saved);
+  if (read_hiers (&hs, &saved->layout, err) < 0)
+    return -1;
+  saved->dirs = xzalloc ((hs.n + 1) * sizeof *saved->dirs);
+  for (size_t i = 0; i < hs.n; i++)
+    {
+      cleanup_free char *own = own_path (&hs.h[i]);
+      cleanup_free char *joined = xasprintf ("%s/%s", hs.h[i].mount, own);
+      saved->dirs[saved->n++] = mounts_clean_path (joined);
+    }
+  hiers_release (&hs);
+  return 0;
+}
+
+static const char *
+procs_dir (const struct cgroup *cg)
+{
+  return cg->unified && cg->layout == CGROUP_V2 ? cg->unified
+         : cg->pids                             ? cg->pids
+         : cg->memory                           ? cg->memory
+                                                : (cg->n ? cg->dirs[0] : NULL);
+}
+
+int
+cgroup_pids (const struct cgroup *cg, pid_t **pids, size_t *n, ar_error_t *err)
+{
+  const char *dir = procs_dir (cg);
+  cleanup_free char *path = dir ? xasprintf ("%s/cgroup.procs", dir) : NULL;
+  cleanup_free char *text = NULL;
+  char *save = NULL;
+  size_t cap = 16;
+
+  *pids = NULL;
+  *n = 0;
+  if (path == NULL)
+    return 0;
+  if (ar_read_file (path, 0, &text, NULL, err) < 0)
+    return -1;
+  *pids = xmalloc (cap * sizeof **pids);
+  for (char *l = strtok_r (text, "\n", &save); l; l = strtok_r (NULL, "\n", &save))
+    {
+      long long v;
+      if (!ar_parse_int64 (l, 1, INT_MAX, &v))
+        continue;
+      if (*n == cap)
+        *pids = xrealloc (*pids, (cap *= 2) * sizeof **pids);
+      (*pids)[(*n)++] = (pid_t) v;
+    }
+  return 0;
+}
+
+int
+cgroup_freeze (const struct cgroup *cg, bool freeze, ar_error_t *err)
+{
+  if (cg->layout == CGROUP_V2)
+    return cg_write (cg->unified, "cgroup.freeze", freeze ? "1" : "0", 1, err);
+  if (cg->freezer == NULL)
+    return ar_make_error (err, ENOENT, "cgroups: the freezer controller is not mounted");
+  return cg_v1_freeze (cg->freezer, freeze, err);
+}
+
+static int
+signal_listed (const struct cgroup *cg, int sig, ar_error_t *err)
+{
+  cleanup_free pid_t *pids = NULL;
+  size_t n;
+
+  if (cgroup_pids (cg, &pids, &n, err) < 0)
+    return -1;
+  for (size_t i = 0; i < n; i++)
+    (void) kill (pids[i], sig);
+  return 0;
+}
+
+int
+cgroup_signal_all (const struct cgroup *cg, int sig, ar_error_t *err)
+{
+  bool frozen = false;
+  int r;
+
+  if (sig == SIGKILL && cg->layout == CGROUP_V2
+      && cg_write (cg->unified, "cgroup.kill", "1", 1, NULL) == 0)
+    return 0;
+  /* Frozen, nothing can fork between the listing and the kill; SIGKILL is delivered once the
+     tasks thaw.  */
+  if (sig == SIGKILL && cgroup_freeze (cg, true, NULL) == 0)
+    frozen = true;
+  r = signal_listed (cg, sig, err);
+  if (frozen)
+    (void) cgroup_freeze (cg, false, NULL);
+  return r;
+}
+
+/* The agentrt/ directory the default path puts containers in goes with the last of them (it
+   fails harmlessly while others are there).  */
+static void
+remove_default_parent (const char *dir)
+{
+  cleanup_free char *parent = xstrdup (dir);
+  char *slash = strrchr (parent, '/');
+
+  if (slash == NULL)
+    return;
+  *slash = '\0';
+  slash = strrchr (parent, '/');
+  if (slash && strcmp (slash + 1, "agentrt") == 0)
+    (void) rmdir (parent);
+}
+
+int
+cgroup_destroy (const struct cgroup *cg, ar_error_t *err)
+{
+  /* Deepest first is all there is: each directory is the container's own leaf.  */
+  for (size_t i = 0; i < cg->n; i++)
+    {
+      int tries = 0;
+      while (rmdir (cg->dirs[i]) < 0)
+        {
+          if (errno == ENOENT)
+            break;
+          /* EBUSY while the last tasks are being reaped.  */
+          if (errno != EBUSY || ++tries > 100)
+            return ar_make_error (err, errno, "remove cgroup `%s`", cg->dirs[i]);
+          (void) poll (NULL, 0, 20);
+        }
+      remove_default_parent (cg->dirs[i]);
+    }
+  return 0;
+}

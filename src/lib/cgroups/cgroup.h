@@ -1,0 +1,74 @@
+/* Cgroups of a container: the layout of this machine (v1, hybrid or v2, read from mountinfo at
+   run time), linux.cgroupsPath as runc reads it, the directories, the limits of
+   linux.resources, and the operations built on them (enter, signal all, freeze, list, remove).
+
+   Layouts.  v1: one hierarchy per controller (or group of them).  Hybrid (this machine): v1
+   controllers plus a cgroup2 mount, /sys/fs/cgroup/unified, which may hold controllers of its
+   own (hugetlb here); the container gets a directory there too.  v2: one unified hierarchy at
+   /sys/fs/cgroup.
+
+   Paths.  An absolute cgroupsPath is taken from each hierarchy's root, a relative one from the
+   runtime's own cgroup in it (runc's rule).  Without one, the container goes to agentrt/ID
+   under the runtime's own cgroup, so that whatever limits the caller lives under still hold.
+   The resolved directories are stored in state.json: every later command uses exactly them.  */
+#ifndef AGENTRT_CGROUP_H
+#define AGENTRT_CGROUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "agentrt/error.h"
+#include "spec.h"
+
+enum cgroup_layout
+{
+  CGROUP_V1,
+  CGROUP_HYBRID,
+  CGROUP_V2,
+};
+
+struct cgroup
+{
+  enum cgroup_layout layout;
+  char **dirs; /* absolute directories, one per hierarchy; NULL-terminated */
+  size_t n;
+  char *unified;                       /* the cgroup2 directory among dirs (v2, hybrid), or NULL */
+  char *memory, *freezer, *cpu, *pids; /* the v1 directories of these controllers, or NULL */
+};
+
+void cgroup_release (struct cgroup *cg);
+
+/* Resolve the container's directories (nothing is created).  `systemd`: --systemd-cgroup.  */
+int cgroup_resolve (const struct spec *s, const char *id, bool systemd, struct cgroup *cg,
+                    ar_error_t *err);
+/* From the directories stored in state.json.  */
+int cgroup_from_dirs (char *const *dirs, struct cgroup *cg, ar_error_t *err);
+
+/* Create the directories (an existing one is an error: another container's) and apply
+   linux.resources.  On failure what was created is removed.  */
+int cgroup_create (const struct cgroup *cg, const struct spec_resources *r, ar_error_t *err);
+/* Move process `pid` (0: the caller) into every directory.  */
+int cgroup_enter (const struct cgroup *cg, pid_t pid, ar_error_t *err);
+/* The caller's own cgroups, to go back to after cgroup_enter (0 on success).  */
+int cgroup_self_save (struct cgroup *saved, ar_error_t *err);
+
+/* Processes in the container's cgroup (the pids controller's, or the unified one).  */
+int cgroup_pids (const struct cgroup *cg, pid_t **pids, size_t *n, ar_error_t *err);
+/* Signal every process; with SIGKILL the cgroup is frozen first (v1) or cgroup.kill used
+   (v2), so that nothing forks away in between.  */
+int cgroup_signal_all (const struct cgroup *cg, int sig, ar_error_t *err);
+int cgroup_freeze (const struct cgroup *cg, bool freeze, ar_error_t *err);
+/* Remove every directory (processes must be gone; retried briefly while they are reaped).  */
+int cgroup_destroy (const struct cgroup *cg, ar_error_t *err);
+
+/* The devices every container may use, and linux.devices (v1 devices cgroup).  */
+int cgroup_allow_devices (const struct cgroup *cg, const struct spec_device *devs, size_t n,
+                          ar_error_t *err);
+
+/* Apply linux.resources to existing directories (update).  */
+int cgroup_apply (const struct cgroup *cg, const struct spec_resources *r, ar_error_t *err);
+
+const char *cgroup_layout_name (enum cgroup_layout l);
+
+#endif

@@ -1,0 +1,482 @@
+/* linux.resources written into the container's cgroups, v1 and v2, with the conversions runc
+   and crun make between them (cpu shares to weight, blkio weight to io weight, v1 memsw to v2
+   swap).  A limit the machine cannot apply (its controller is not mounted, or the kernel has
+   no such file) fails: a sandbox must never look capped when it is not.  */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgroups/cgroup.h"
+#include "cgroups/cgroup_internal.h"
+#include "log.h"
+#include "utils.h"
+
+int
+cg_write (const char *dir, const char *file, const char *value, size_t len, ar_error_t *err)
+{
+  cleanup_free char *path = xasprintf ("%s/%s", dir, file);
+  cleanup_close int fd = open (path, O_WRONLY | O_CLOEXEC);
+
+  if (fd < 0)
+    return ar_make_error (err, errno, "cgroup `%s`", path);
+  if (write (fd, value, len) != (ssize_t) len)
+    return ar_make_error (err, errno, "cgroup `%s`: write `%.*s`", path, (int) len, value);
+  return 0;
+}
+
+static int cg_printf (const char *dir, const char *file, ar_error_t *err, const char *fmt, ...)
+    __attribute__ ((format (printf, 4, 5)));
+static int
+cg_printf (const char *dir, const char *file, ar_error_t *err, const char *fmt, ...)
+{
+  cleanup_free char *v = NULL;
+  va_list ap;
+
+  va_start (ap, fmt);
+  if (vasprintf (&v, fmt, ap) < 0)
+    ar_oom ();
+  va_end (ap);
+  return cg_write (dir, file, v, strlen (v), err);
+}
+
+bool
+cg_has (const char *dir, const char *file)
+{
+  cleanup_free char *path = xasprintf ("%s/%s", dir, file);
+  return access (path, F_OK) == 0;
+}
+
+static void
+copy_from_parent (const char *dir, const char *file)
+{
+  cleanup_free char *parent = xstrdup (dir);
+  cleanup_free char *text = NULL;
+  cleanup_free char *mine = NULL;
+  cleanup_free char *ppath = NULL;
+  char *slash = strrchr (parent, '/');
+  size_t len = 0;
+
+  if (slash == NULL || slash == parent)
+    return;
+  *slash = '\0';
+  mine = xasprintf ("%s/%s", dir, file);
+  ppath = xasprintf ("%s/%s", parent, file);
+  if (ar_read_file (mine, 4096, &text, &len, NULL) == 0 && len > 1)
+    return; /* already set */
+  free (text);
+  text = NULL;
+  if (ar_read_file (ppath, 4096, &text, &len, NULL) == 0)
+    (void) cg_write (dir, file, text, len, NULL);
+}
+
+void
+cg_cpuset_inherit (const char *dir)
+{
+  if (!cg_has (dir, "cpuset.cpus") || cg_has (dir, "cgroup.controllers"))
+    return;
+  copy_from_parent (dir, "cpuset.cpus");
+  copy_from_parent (dir, "cpuset.mems");
+}
+
+/* v2: a directory's children get every controller it has (cgroup.subtree_control), so the
+   container's limits can be written; a controller the kernel refuses (EBUSY, a threaded
+   subtree) is left out and its limit then fails by name.  */
+void
+cg_v2_delegate (const char *dir)
+{
+  cleanup_free char *path = xasprintf ("%s/cgroup.controllers", dir);
+  cleanup_free char *ctl = NULL;
+  char *save = NULL;
+
+  if (ar_read_file (path, 4096, &ctl, NULL, NULL) < 0)
+    return;
+  for (char *c = strtok_r (ctl, " \n", &save); c; c = strtok_r (NULL, " \n", &save))
+    {
+      cleanup_free char *one = xasprintf ("+%s", c);
+      if (cg_write (dir, "cgroup.subtree_control", one, strlen (one), NULL) < 0)
+        ar_debug ("cgroup `%s`: cannot delegate `%s` to its children", dir, c);
+    }
+}
+
+int
+cg_v1_freeze (const char *dir, bool freeze, ar_error_t *err)
+{
+  const char *want = freeze ? "FROZEN" : "THAWED";
+  cleanup_free char *path = xasprintf ("%s/freezer.state", dir);
+
+  if (cg_write (dir, "freezer.state", want, strlen (want), err) < 0)
+    return -1;
+  for (int i = 0; i < 500; i++)
+    {
+      cleanup_free char *now = NULL;
+      if (ar_read_file (path, 64, &now, NULL, err) < 0)
+        return -1;
+      if (strncmp (now, want, strlen (want)) == 0)
+        return 0;
+      /* FREEZING: ask again (runc does), the kernel may need it when tasks were forking.  */
+      if (freeze && i % 10 == 9)
+        (void) cg_write (dir, "freezer.state", want, strlen (want), NULL);
+      (void) poll (NULL, 0, 2);
+    }
+  return ar_make_error (err, EBUSY, "cgroup `%s`: did not become %s", dir, want);
+}
+
+/* v1.  */
+
+static int
+need (const char *dir, const char *what, ar_error_t *err)
+{
+  if (dir == NULL)
+    return ar_make_error (
+        err, ENOENT, "config.json: linux.resources.%s: its cgroup controller is not mounted", what);
+  return 0;
+}
+
+static int
+v1_memory (const struct cgroup *cg, const struct spec_memory *m, ar_error_t *err)
+{
+  const char *d = cg->memory;
+
+  if (need (d, "memory", err) < 0)
+    return -1;
+  if (m->limit.set && cg_printf (d, "memory.limit_in_bytes", err, "%" PRId64, m->limit.v) < 0)
+    return -1;
+  if (m->swap.set)
+    {
+      if (!cg_has (d, "memory.memsw.limit_in_bytes"))
+        {
+          if (m->swap.v != -1 && !(m->limit.set && m->swap.v == m->limit.v))
+            return ar_make_error (err, ENOTSUP,
+                                  "config.json: linux.resources.memory.swap: this kernel does not "
+                                  "account swap (no memory.memsw.limit_in_bytes)");
+        }
+      else if (cg_printf (d, "memory.memsw.limit_in_bytes", err, "%" PRId64, m->swap.v) < 0)
+        return -1;
+    }
+  if (m->reservation.set
+      && cg_printf (d, "memory.soft_limit_in_bytes", err, "%" PRId64, m->reservation.v) < 0)
+    return -1;
+  if (m->swappiness.set && m->swappiness.v <= 100
+      && cg_printf (d, "memory.swappiness", err, "%" PRIu64, m->swappiness.v) < 0)
+    return -1;
+  if (m->has_disable_oom_killer && m->disable_oom_killer
+      && cg_write (d, "memory.oom_control", "1", 1, err) < 0)
+    return -1;
+  if (m->kernel.set || m->kernel_tcp.set)
+    ar_debug ("linux.resources.memory.kernel: kernel memory limits are gone from this kernel");
+  return 0;
+}
+
+static int
+v1_cpu (const struct cgroup *cg, const struct spec_cpu *c, const char *cpuset, ar_error_t *err)
+{
+  const char *d = cg->cpu;
+  bool any = c->shares.set || c->period.set || c->quota.set || c->realtime_period.set
+             || c->realtime_runtime.set || c->burst.set;
+
+  if (any && need (d, "cpu", err) < 0)
+    return -1;
+  if ((c->shares.set && cg_printf (d, "cpu.shares", err, "%" PRIu64, c->shares.v) < 0)
+      || (c->period.set && cg_printf (d, "cpu.cfs_period_us", err, "%" PRIu64, c->period.v) < 0)
+      || (c->quota.set && cg_printf (d, "cpu.cfs_quota_us", err, "%" PRId64, c->quota.v) < 0)
+      || (c->burst.set && cg_printf (d, "cpu.cfs_burst_us", err, "%" PRIu64, c->burst.v) < 0)
+      || (c->realtime_period.set
+          && cg_printf (d, "cpu.rt_period_us", err, "%" PRIu64, c->realtime_period.v) < 0)
+      || (c->realtime_runtime.set
+          && cg_printf (d, "cpu.rt_runtime_us", err, "%" PRId64, c->realtime_runtime.v) < 0))
+    return -1;
+  if ((c->cpus || c->mems) && need (cpuset, "cpu.cpus", err) < 0)
+    return -1;
+  if ((c->cpus && *c->cpus && cg_write (cpuset, "cpuset.cpus", c->cpus, strlen (c->cpus), err) < 0)
+      || (c->mems && *c->mems
+          && cg_write (cpuset, "cpuset.mems", c->mems, strlen (c->mems), err) < 0))
+    return -1;
+  return 0;
+}
+
+static const char *
+dir_with (const struct cgroup *cg, const char *file)
+{
+  for (size_t i = 0; i < cg->n; i++)
+    if (cg_has (cg->dirs[i], file))
+      return cg->dirs[i];
+  return NULL;
+}
+
+static int
+v1_devices (const struct cgroup *cg, const struct spec_resources *r, ar_error_t *err)
+{
+  const char *d = dir_with (cg, "devices.allow");
+
+  if (r->n_devices == 0)
+    return 0;
+  if (need (d, "devices", err) < 0)
+    return -1;
+  for (size_t i = 0; i < r->n_devices; i++)
+    {
+      const struct spec_device_cgroup *dv = &r->devices[i];
+      char maj[24] = "*", min[24] = "*", rule[80];
+      if (dv->major.set && dv->major.v >= 0)
+        snprintf (maj, sizeof maj, "%" PRId64, dv->major.v);
+      if (dv->minor.set && dv->minor.v >= 0)
+        snprintf (min, sizeof min, "%" PRId64, dv->minor.v);
+      if (dv->type == 'a')
+        snprintf (rule, sizeof rule, "a");
+      else
+        snprintf (rule, sizeof rule, "%c %s:%s %s", dv->type, maj, min,
+                  dv->access ? dv->access : "rwm");
+      if (cg_write (d, dv->allow ? "devices.allow" : "devices.deny", rule, strlen (rule), err) < 0)
+        return -1;
+    }
+  return 0;
+}
+
+/* After the config's rules, the devices every container gets (runc's AllowedDevices: the
+   nodes agentrt makes in /dev, the pty multiplexer and its slaves, mknod of any node, which
+   only creates it) and those of linux.devices, as runc allows them.  */
+static const char *const default_devices[] = {
+  "c *:* m",   "b *:* m",   "c 1:3 rwm", "c 1:5 rwm", "c 1:7 rwm",   "c 1:8 rwm",
+  "c 1:9 rwm", "c 5:0 rwm", "c 5:1 rwm", "c 5:2 rwm", "c 136:* rwm", "c 10:200 rwm",
+};
+
+int
+cgroup_allow_devices (const struct cgroup *cg, const struct spec_device *devs, size_t n,
+                      ar_error_t *err)
+{
+  const char *d = cg->layout == CGROUP_V2 ? NULL : dir_with (cg, "devices.allow");
+
+  if (d == NULL)
+    return 0;
+  for (size_t i = 0; i < ARRAY_SIZE (default_devices); i++)
+    if (cg_write (d, "devices.allow", default_devices[i], strlen (default_devices[i]), err) < 0)
+      return -1;
+  for (size_t i = 0; i < n; i++)
+    if ((devs[i].type == 'c' || devs[i].type == 'b' || devs[i].type == 'u')
+        && cg_printf (d, "devices.allow", err, "%c %" PRId64 ":%" PRId64 " rwm",
+                      devs[i].type == 'b' ? 'b' : 'c', devs[i].major, devs[i].minor)
+               < 0)
+      return -1;
+  return 0;
+}
+
+static int
+v1_blkio (const struct cgroup *cg, const struct spec_block_io *b, ar_error_t *err)
+{
+  static const char *const files[4]
+      = { "blkio.throttle.read_bps_device", "blkio.throttle.write_bps_device",
+          "blkio.throttle.read_iops_device", "blkio.throttle.write_iops_device" };
+  const char *d = dir_with (cg, "blkio.throttle.read_bps_device");
+
+  if (need (d, "blockIO", err) < 0)
+    return -1;
+  if (b->weight.set || b->n_weight_device)
+    {
+      const char *wf = cg_has (d, "blkio.weight") ? "blkio.weight" : "blkio.bfq.weight";
+      if (!cg_has (d, wf))
+        return ar_make_error (err, ENOTSUP,
+                              "config.json: linux.resources.blockIO.weight: no I/O scheduler "
+                              "with weights here (no blkio.weight)");
+      if (b->weight.set && cg_printf (d, wf, err, "%" PRIu64, b->weight.v) < 0)
+        return -1;
+      for (size_t i = 0; i < b->n_weight_device; i++)
+        if (b->weight_device[i].weight.set
+            && cg_printf (d, cg_has (d, "blkio.weight_device") ? "blkio.weight_device" : wf, err,
+                          "%" PRId64 ":%" PRId64 " %" PRIu64, b->weight_device[i].major,
+                          b->weight_device[i].minor, b->weight_device[i].weight.v)
+                   < 0)
+          return -1;
+    }
+  for (int k = 0; k < 4; k++)
+    for (size_t i = 0; i < b->n_throttle[k]; i++)
+      if (cg_printf (d, files[k], err, "%" PRId64 ":%" PRId64 " %" PRIu64, b->throttle[k][i].major,
+                     b->throttle[k][i].minor, b->throttle[k][i].rate)
+          < 0)
+        return -1;
+  return 0;
+}
+
+/* v2 (and the unified directory of a hybrid machine).  */
+
+/* crun's conversion of cpu.shares [2, 262144] to cpu.weight [1, 10000].  */
+static uint64_t
+shares_to_weight (uint64_t shares)
+{
+  if (shares < 2)
+    shares = 2;
+  if (shares > 262144)
+    shares = 262144;
+  return 1 + ((shares - 2) * 9999) / 262142;
+}
+
+static int
+v2_memory (const char *d, const struct spec_memory *m, ar_error_t *err)
+{
+  if (m->limit.set)
+    {
+      if (m->limit.v < 0 ? cg_write (d, "memory.max", "max", 3, err) < 0
+                         : cg_printf (d, "memory.max", err, "%" PRId64, m->limit.v) < 0)
+        return -1;
+    }
+  if (m->reservation.set && m->reservation.v >= 0
+      && cg_printf (d, "memory.low", err, "%" PRId64, m->reservation.v) < 0)
+    return -1;
+  /* v1's swap is memory+swap; v2's is swap alone.  */
+  if (m->swap.set && cg_has (d, "memory.swap.max"))
+    {
+      if (m->swap.v < 0)
+        return cg_write (d, "memory.swap.max", "max", 3, err);
+      if (m->limit.set && m->swap.v < m->limit.v)
+        return ar_make_error (err, EINVAL,
+                              "config.json: linux.resources.memory.swap: less than the limit");
+      return cg_printf (d, "memory.swap.max", err, "%" PRId64,
+                        m->swap.v - (m->limit.set ? m->limit.v : 0));
+    }
+  return 0;
+}
+
+static int
+v2_cpu (const char *d, const struct spec_cpu *c, ar_error_t *err)
+{
+  uint64_t period = c->period.set ? c->period.v : 100000;
+
+  if (c->shares.set
+      && cg_printf (d, "cpu.weight", err, "%" PRIu64, shares_to_weight (c->shares.v)) < 0)
+    return -1;
+  if (c->quota.set || c->period.set)
+    {
+      int r = c->quota.set && c->quota.v > 0
+                  ? cg_printf (d, "cpu.max", err, "%" PRId64 " %" PRIu64, c->quota.v, period)
+                  : cg_printf (d, "cpu.max", err, "max %" PRIu64, period);
+      if (r < 0)
+        return -1;
+    }
+  if (c->idle.set && cg_printf (d, "cpu.idle", err, "%" PRId64, c->idle.v) < 0)
+    return -1;
+  if ((c->cpus && *c->cpus && cg_write (d, "cpuset.cpus", c->cpus, strlen (c->cpus), err) < 0)
+      || (c->mems && *c->mems && cg_write (d, "cpuset.mems", c->mems, strlen (c->mems), err) < 0))
+    return -1;
+  return 0;
+}
+
+static int
+v2_block_io (const char *d, const struct spec_block_io *b, ar_error_t *err)
+{
+  static const char *const keys[4] = { "rbps", "wbps", "riops", "wiops" };
+
+  /* runc's conversion of blkio.weight [10, 1000] to io.weight [1, 10000].  */
+  if (b->weight.set
+      && cg_printf (d, "io.weight", err, "%" PRIu64, 1 + (b->weight.v - 10) * 9999 / 990) < 0)
+    return -1;
+  for (int k = 0; k < 4; k++)
+    for (size_t i = 0; i < b->n_throttle[k]; i++)
+      if (cg_printf (d, "io.max", err, "%" PRId64 ":%" PRId64 " %s=%" PRIu64,
+                     b->throttle[k][i].major, b->throttle[k][i].minor, keys[k],
+                     b->throttle[k][i].rate)
+          < 0)
+        return -1;
+  return 0;
+}
+
+static int
+hugetlb (const char *d, bool v2, const struct spec_resources *r, ar_error_t *err)
+{
+  for (size_t i = 0; i < r->n_hugepage_limits; i++)
+    {
+      cleanup_free char *file = xasprintf ("hugetlb.%s.%s", r->hugepage_limits[i].page_size,
+                                           v2 ? "max" : "limit_in_bytes");
+      if (cg_printf (d, file, err, "%" PRIu64, r->hugepage_limits[i].limit) < 0)
+        return -1;
+    }
+  return 0;
+}
+
+static int
+unified (const char *d, const struct spec_map *u, ar_error_t *err)
+{
+  for (size_t i = 0; i < u->n; i++)
+    {
+      const char *k = u->items[i].key;
+      if (strchr (k, '/') || strcmp (k, "..") == 0 || strcmp (k, ".") == 0)
+        return ar_make_error (err, EINVAL, "config.json: linux.resources.unified: bad key `%s`", k);
+      if (cg_write (d, k, u->items[i].value, strlen (u->items[i].value), err) < 0)
+        return -1;
+    }
+  return 0;
+}
+
+static int
+apply_v2 (const struct cgroup *cg, const struct spec_resources *r, ar_error_t *err)
+{
+  const char *d = cg->unified;
+
+  if ((r->has_memory && v2_memory (d, &r->memory, err) < 0)
+      || (r->has_cpu && v2_cpu (d, &r->cpu, err) < 0)
+      || (r->pids_limit.set
+          && (r->pids_limit.v <= 0 ? cg_write (d, "pids.max", "max", 3, err)
+                                   : cg_printf (d, "pids.max", err, "%" PRId64, r->pids_limit.v))
+                 < 0)
+      || (r->has_block_io && v2_block_io (d, &r->block_io, err) < 0)
+      || hugetlb (d, true, r, err) < 0 || unified (d, &r->unified, err) < 0)
+    return -1;
+  if (r->n_devices > 0)
+    ar_debug ("cgroup v2: linux.resources.devices: the eBPF device program is not built; the "
+              "container has only the device nodes it was given");
+  if (r->has_network || r->n_rdma)
+    return ar_make_error (err, ENOTSUP,
+                          "config.json: linux.resources.%s: not available on cgroup v2",
+                          r->has_network ? "network" : "rdma");
+  return 0;
+}
+
+static int
+apply_v1 (const struct cgroup *cg, const struct spec_resources *r, ar_error_t *err)
+{
+  const char *cpuset = dir_with (cg, "cpuset.cpus");
+  const char *pids = cg->pids;
+  /* Hybrid: what v1 does not have may be in the unified directory (hugetlb here).  */
+  const char *huge = dir_with (cg, "hugetlb.2MB.limit_in_bytes");
+  bool huge_v2 = false;
+
+  if (huge == NULL && cg->unified && cg_has (cg->unified, "hugetlb.2MB.max"))
+    {
+      huge = cg->unified;
+      huge_v2 = true;
+    }
+  if ((r->has_memory && v1_memory (cg, &r->memory, err) < 0)
+      || (r->has_cpu && v1_cpu (cg, &r->cpu, cpuset, err) < 0) || v1_devices (cg, r, err) < 0
+      || (r->has_block_io && v1_blkio (cg, &r->block_io, err) < 0))
+    return -1;
+  if (r->pids_limit.set
+      && (need (pids, "pids", err) < 0
+          || (r->pids_limit.v <= 0 ? cg_write (pids, "pids.max", "max", 3, err)
+                                   : cg_printf (pids, "pids.max", err, "%" PRId64, r->pids_limit.v))
+                 < 0))
+    return -1;
+  if (r->n_hugepage_limits
+      && (need (huge, "hugepageLimits", err) < 0 || hugetlb (huge, huge_v2, r, err) < 0))
+    return -1;
+  if (r->has_network || r->n_rdma)
+    return need (NULL, r->has_network ? "network" : "rdma", err);
+  if (r->unified.n)
+    {
+      if (cg->unified == NULL)
+        return ar_make_error (err, ENOTSUP,
+                              "config.json: linux.resources.unified: needs cgroup v2");
+      return unified (cg->unified, &r->unified, err);
+    }
+  return 0;
+}
+
+int
+cgroup_apply (const struct cgroup *cg, const struct spec_resources *r, ar_error_t *err)
+{
+  return cg->layout == CGROUP_V2 ? apply_v2 (cg, r, err) : apply_v1 (cg, r, err);
+}
