@@ -4,12 +4,15 @@
 #
 #   bench/run.sh               install what is missing, measure, write bench/results.{md,tsv,png}
 #   bench/run.sh bundle DIR    only build the bundles (DIR/true DIR/sleep DIR/sc DIR/sc-tcp,
-#                              sharing DIR/rootfs), to rerun a figure by hand with the command
-#                              the table names (needs runc, jq, gcc and busybox-static)
+#                              sharing DIR/rootfs, which holds /sc-bench and /notify-rtt), to
+#                              rerun a figure by hand with the command the table names (needs
+#                              runc, jq, gcc and busybox-static)
 #
 # Environment: AGENTRT (the binary; default: ../agentrt beside this directory), BENCH_OUT (where
 # results go; default: this directory), BENCH_WARMUP/BENCH_RUNS (hyperfine, default 2/10),
-# SC_RUNS/SC_BUDGET_MS (sc-bench: 9 runs, each its own container, of >= 100 ms per test).
+# SC_RUNS/SC_BUDGET_MS (sc-bench and notify-rtt: 9 runs, each its own container or process, of
+# >= 100 ms per test), NOTIFY_BASE (the notify-rtt test the supervised calls are set against;
+# default same-cpu-sync).
 #
 # What this changes on the host, and undoes: only if crun refuses the hybrid cgroup layout
 # because the cgroup2 mount holds hugetlb, it mounts hugetlb as its own v1 hierarchy on a new
@@ -26,10 +29,18 @@ WARMUP=${BENCH_WARMUP:-2}
 RUNS=${BENCH_RUNS:-10}
 SC_RUNS=${SC_RUNS:-9}
 SC_BUDGET_MS=${SC_BUDGET_MS:-100}
-PEERS=(crun runc runsc agentrt)
+# agentrt twice: its default platform (seccomp, the supervisor) and `--platform none` (no
+# supervisor); the second only when this agentrt has the flag.
+PEERS=(crun runc runsc agentrt agentrt-none)
 PACKAGES=(crun runc runsc hyperfine gnuplot-nox jq busybox-static gcc libc6-dev iproute2
   util-linux)
 SC_TESTS=(getppid uname open-close open-proc stat fork-exec tcp-connect)
+# notify-rtt's tests (bench/notify-rtt.c), run on the host: the raw round trip.
+RTT_TESTS=(native same-cpu other-cpu same-cpu-sync unpinned unpinned-sync)
+# The sc-bench tests whose call the supervisor answers (DESIGN.md: uname, execve, connect), and
+# the round trip their cost is set against (NOTIFY_BASE: one of RTT_TESTS but native).
+SUPERVISED=(uname fork-exec tcp-connect)
+NOTIFY_BASE=${NOTIFY_BASE:-same-cpu-sync}
 CGROOT=/sys/fs/cgroup
 
 log() { printf 'bench: %s\n' "$*" >&2; }
@@ -39,7 +50,8 @@ die() {
 }
 
 # ---------------------------------------------------------------------------------------------
-# Bundles: one busybox rootfs (tests/lib/rootfs.sh) with the static sc-bench at /sc-bench, and
+# Bundles: one busybox rootfs (tests/lib/rootfs.sh) with the static sc-bench at /sc-bench (and
+# notify-rtt at /notify-rtt: run on the host, it is kept there so one path names both), and
 # one config (`runc spec`, terminal false, read-only root) that differs between the bundles only
 # in process.args.
 make_bundles() {
@@ -55,6 +67,7 @@ make_bundles() {
     rootfs_busybox "$dir/rootfs"
   )
   gcc -static -O2 -Wall -Wextra -o "$dir/rootfs/sc-bench" "$BENCH_DIR/sc-bench.c"
+  gcc -static -O2 -Wall -Wextra -o "$dir/rootfs/notify-rtt" "$BENCH_DIR/notify-rtt.c"
   spec_tmp=$(mktemp -d "$dir/spec.XXXXXX")
   if command -v runc >/dev/null; then
     (cd "$spec_tmp" && runc spec)
@@ -81,27 +94,32 @@ make_bundles() {
 }
 
 # ---------------------------------------------------------------------------------------------
-# Each peer's command line, with its private --root.
-declare -A RT UNAVAIL NOTE VERSION
+# Each peer's command line, with its private --root, and what its `run` and `create` take
+# after the command (CR_OPTS: agentrt's --platform is an option of those two, not global).
+declare -A RT CR_OPTS UNAVAIL NOTE VERSION
 set_rt() {
   local tmp=$1
   RT[crun]="crun --root $tmp/root-crun"
   RT[runc]="runc --root $tmp/root-runc"
   RT[runsc]="runsc --root $tmp/root-runsc --platform=ptrace --network=none${RUNSC_EXTRA:-}"
   RT[agentrt]="$AGENTRT --root $tmp/root-agentrt"
+  RT[agentrt-none]="$AGENTRT --root $tmp/root-agentrt-none"
+  CR_OPTS[agentrt-none]=" --platform none"
 }
+rt_run() { echo "${RT[$1]} run${CR_OPTS[$1]:-}"; }       # PEER: its `run` command, options and all
+rt_create() { echo "${RT[$1]} create${CR_OPTS[$1]:-}"; } # PEER: its `create`
 
 # `__prep PEER PHASE ID`: what hyperfine runs, untimed, before each timed command.
 if [ "${1:-}" = __prep ]; then
   set_rt "$BENCH_TMP"
-  peer=$2 phase=$3 id=$4 rt=${RT[$2]}
+  peer=$2 phase=$3 id=$4 rt=${RT[$2]} create=$(rt_create "$2")
   exec </dev/null >/dev/null 2>>"$BENCH_TMP/prep.log"
   $rt delete --force "$id" || true
   case $phase in
   create | run) ;;
-  start) $rt create --bundle "$BENCH_TMP/b/true" "$id" ;;
+  start) $create --bundle "$BENCH_TMP/b/true" "$id" ;;
   delete | delete-late)
-    $rt create --bundle "$BENCH_TMP/b/true" "$id"
+    $create --bundle "$BENCH_TMP/b/true" "$id"
     $rt start "$id"
     for _ in $(seq 500); do # until /bin/true has exited: delete a stopped container
       if [ "$($rt state "$id" | jq -r .status)" = stopped ]; then
@@ -120,7 +138,7 @@ fi
 if [ "${1:-}" = bundle ]; then
   [ $# -eq 2 ] || die "usage: $0 bundle DIR"
   make_bundles "$2"
-  log "bundles in $2: true sleep sc sc-tcp (rootfs: $2/rootfs)"
+  log "bundles in $2: true sleep sc sc-tcp (rootfs: $2/rootfs, with sc-bench and notify-rtt)"
   exit 0
 fi
 [ $# -eq 0 ] || die "usage: $0 [bundle DIR]"
@@ -223,7 +241,7 @@ for peer in "${PEERS[@]}"; do mkdir -p "$TMP/root-$peer"; done
 # Which peers run here.  A probe is a `run` of /bin/true; its error is the reason in the table.
 probe() { # PEER: 0 if it runs /bin/true here; its stderr in $TMP/probe-PEER.err
   local peer=$1
-  ${RT[$peer]} run --bundle "$B/true" "$ID-$peer-probe" </dev/null >/dev/null \
+  $(rt_run "$peer") --bundle "$B/true" "$ID-$peer-probe" </dev/null >/dev/null \
     2>"$TMP/probe-$peer.err"
 }
 first_error() { # FILE: the runtime's message, one line, without its time and level prefix
@@ -238,11 +256,22 @@ for peer in "${PEERS[@]}"; do
     continue
   fi
   case $peer in
-  agentrt) VERSION[$peer]=$("$AGENTRT" --version | sed -n 1p | sed 's/ version//') ;;
+  agentrt | agentrt-none) VERSION[$peer]=$("$AGENTRT" --version | sed -n 1p | sed 's/ version//') ;;
   runsc) VERSION[$peer]="runsc $(runsc --version | sed -n 1p | awk '{print $3}')" ;;
   *) VERSION[$peer]=$($bin --version | sed -n 1p | sed 's/ version//') ;;
   esac
 done
+# The supervisor and its --platform flag come together: an agentrt without the flag has no
+# supervisor, and its default is what `--platform none` would be.  The help is read whole
+# first: `| grep -q` could stop reading, and agentrt's SIGPIPE would fail the pipe (pipefail).
+HAVE_PLATFORM=0
+if [ -z "${UNAVAIL[agentrt]:-}" ]; then
+  if grep -q -- --platform <<<"$("$AGENTRT" run --help 2>&1 || true)"; then
+    HAVE_PLATFORM=1
+  else
+    UNAVAIL[agentrt-none]="not available: this agentrt has no \`--platform\` (\`agentrt run --help\`), so no supervisor: its default column is \`--platform none\` behaviour"
+  fi
+fi
 
 if [ -z "${UNAVAIL[crun]:-}" ] && ! probe crun; then
   err=$(first_error "$TMP/probe-crun.err")
@@ -271,13 +300,20 @@ if [ -z "${UNAVAIL[runsc]:-}" ] && ! probe runsc; then
   set_rt "$TMP"
   probe runsc || UNAVAIL[runsc]="cannot run here: $(first_error "$TMP/probe-runsc.err")"
 fi
-for peer in runc agentrt; do
+for peer in runc agentrt agentrt-none; do
   if [ -z "${UNAVAIL[$peer]:-}" ] && ! probe $peer; then
     UNAVAIL[$peer]="cannot run here: $(first_error "$TMP/probe-$peer.err")"
   fi
 done
 NOTE[runsc]="gVisor, --platform=ptrace (/dev/kvm here is a PVM device), --network=none${RUNSC_EXTRA:+, --ignore-cgroups}"
-NOTE[agentrt]="only \`--platform none\` behaviour exists today: no supervisor yet, so no system call is supervised"
+declare -A LABEL=([agentrt-none]="agentrt --platform none")
+if [ "$HAVE_PLATFORM" = 1 ]; then
+  LABEL[agentrt]="agentrt (default: seccomp)"
+  NOTE[agentrt]="the default platform, seccomp: uname, execve, connect and bind go to the supervisor (seccomp user notification), the rest stays in the kernel"
+  NOTE[agentrt-none]="\`run\` and \`create\` with \`--platform none\`: no supervisor, plain runc behaviour"
+else
+  NOTE[agentrt]="only \`--platform none\` behaviour exists today: no supervisor yet, so no system call is supervised"
+fi
 NOTE[crun]=${CGROUP_NOTE:-"booted cgroup layout"}
 NOTE[runc]="booted cgroup layout${CGROUP_NOTE:+ (with hugetlb moved, see crun)}"
 for peer in "${PEERS[@]}"; do
@@ -307,8 +343,8 @@ hf() { # PEER PHASE ID [WARMUP RUNS]: hyperfine one command; sets VAL[PEER,PHASE
   local peer=$1 phase=$2 id=$3 warmup=${4:-$WARMUP} runs=${5:-$RUNS} cmd json=$TMP/hf-$1-$2.json
   local -a prep=()
   case $phase in
-  run) cmd="${RT[$peer]} run --bundle $B/true $id" ;;
-  create) cmd="${RT[$peer]} create --bundle $B/true $id" ;;
+  run) cmd="$(rt_run "$peer") --bundle $B/true $id" ;;
+  create) cmd="$(rt_create "$peer") --bundle $B/true $id" ;;
   start) cmd="${RT[$peer]} start $id" ;;
   delete | delete-late) cmd="${RT[$peer]} delete $id" ;;
   exec) cmd="${RT[$peer]} exec $id /bin/true" ;;
@@ -338,7 +374,7 @@ for peer in "${PEERS[@]}"; do
     fi
   fi
   id=$ID-$peer-exec
-  if ${RT[$peer]} create --bundle "$B/sleep" "$id" </dev/null >/dev/null 2>"$TMP/exec-$peer.err" &&
+  if $(rt_create "$peer") --bundle "$B/sleep" "$id" </dev/null >/dev/null 2>"$TMP/exec-$peer.err" &&
     ${RT[$peer]} start "$id" </dev/null >/dev/null 2>>"$TMP/exec-$peer.err"; then
     hf "$peer" exec "$id"
   else
@@ -359,10 +395,11 @@ declare -A SC_LABEL=([getppid]="getppid (allowed call)" [uname]="uname"
   [tcp-connect]="TCP connect to a loopback server in the container (socket+connect+close)")
 declare -A SCV SCNA # the values of each round; the reason a test could not run
 
-parse_sc() { # PEER FILE: sc-bench's lines, appended to SCV[PEER,TEST] (or SCNA)
-  local peer=$1 file=$2 name value rest
+parse_sc() { # PEER FILE [PREFIX]: sc-bench's lines, appended to SCV[PEER,PREFIXTEST] (or SCNA)
+  local peer=$1 file=$2 prefix=${3:-} name value rest
   while IFS=$'\t' read -r name value rest; do
     case $name in '#'* | '') continue ;; esac
+    name=$prefix$name
     if [ "$value" = n/a ]; then
       SCNA[$peer,$name]="n/a: $(tr '|' '/' <<<"$rest")"
     else
@@ -376,7 +413,7 @@ parse_sc() { # PEER FILE: sc-bench's lines, appended to SCV[PEER,TEST] (or SCNA)
 # between create and start, and say so next to the figure.
 tcp_with_lo_up() { # PEER ROUND
   local peer=$1 id=$ID-$1-sctcp$2 out=$TMP/sctcp-$1-$2 pid status
-  ${RT[$peer]} create --bundle "$B/sc-tcp" "$id" </dev/null >"$out.out" 2>"$out.err" || return 1
+  $(rt_create "$peer") --bundle "$B/sc-tcp" "$id" </dev/null >"$out.out" 2>"$out.err" || return 1
   pid=$(${RT[$peer]} state "$id" | jq -r .pid) &&
     nsenter --net="/proc/$pid/ns/net" ip link set lo up &&
     ${RT[$peer]} start "$id" </dev/null >/dev/null 2>>"$out.err" || {
@@ -398,9 +435,15 @@ sc_once() { # PEER ROUND
   if [ "$peer" = host ]; then
     "$B/rootfs/sc-bench" -r 1 -t "$SC_BUDGET_MS" >"$out.out"
     parse_sc host "$out.out"
+    # The raw notify round trip, in the host's turn: it drifts between processes as the rest.
+    if "$B/rootfs/notify-rtt" -r 1 -t "$SC_BUDGET_MS" >"$out.rtt" 2>"$out.rtt.err"; then
+      parse_sc host "$out.rtt" rtt-
+    else
+      for t in "${RTT_TESTS[@]}"; do SCNA[host,rtt-$t]="failed: $(first_error "$out.rtt.err")"; done
+    fi
     return
   fi
-  if ${RT[$peer]} run --bundle "$B/sc" "$ID-$peer-sc$round" </dev/null >"$out.out" 2>"$out.err"; then
+  if $(rt_run "$peer") --bundle "$B/sc" "$ID-$peer-sc$round" </dev/null >"$out.out" 2>"$out.err"; then
     parse_sc "$peer" "$out.out"
   else
     for t in "${SC_TESTS[@]}"; do SCNA[$peer,$t]="failed: $(first_error "$out.err")"; done
@@ -421,7 +464,9 @@ for round in $(seq "$SC_RUNS"); do
 done
 median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 for peer in "${SC_PEERS[@]}"; do
-  for t in "${SC_TESTS[@]}"; do
+  tests=("${SC_TESTS[@]}")
+  [ "$peer" != host ] || tests+=("${RTT_TESTS[@]/#/rtt-}")
+  for t in "${tests[@]}"; do
     if [ -n "${SCV[$peer,$t]:-}" ]; then
       VAL[$peer,$t]=$(median <<<"${SCV[$peer,$t]}")
       [ "$(wc -w <<<"${SCV[$peer,$t]}")" -eq "$SC_RUNS" ] ||
@@ -437,7 +482,10 @@ done
 cell() { # PEER ROW
   local peer=$1 row=$2 v base
   if [ -n "${UNAVAIL[$peer]:-}" ]; then
-    echo "${UNAVAIL[$peer]}"
+    case ${UNAVAIL[$peer]} in
+    "not available:"*) echo "not available" ;; # the setup row says why
+    *) echo "${UNAVAIL[$peer]}" ;;
+    esac
     return
   fi
   v=${VAL[$peer,$row]:-}
@@ -468,7 +516,50 @@ for row in "${LIFECYCLE[@]}" "${SC_TESTS[@]}"; do
   done
 done
 
+declare -A SUP_LABEL=([uname]="uname" [fork-exec]="fork+exec+wait (its execve)"
+  [tcp-connect]="TCP connect (its connect)")
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", a / b }'; } # A B: A / B
+
+# The raw round trip rows: the host column only, with the ratio to the native call.
+declare -A RTT_LABEL=([native]="getppid, no filter (notify-rtt's native call, on CPU 0)"
+  [same-cpu]="seccomp notify round trip: caller and supervisor on CPU 0"
+  [other-cpu]="seccomp notify round trip: caller on CPU 0, supervisor on CPU 1"
+  [same-cpu-sync]="seccomp notify round trip: both on CPU 0, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP"
+  [unpinned]="seccomp notify round trip: neither pinned"
+  [unpinned-sync]="seccomp notify round trip: neither pinned, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP")
+rtt_cell() { # TEST: the host's figure for notify-rtt's TEST
+  local v=${VAL[host,rtt-$1]:-} native=${VAL[host,rtt-native]:-}
+  if ! is_num "$v"; then
+    echo "${v:-not measured}"
+  elif [ "$1" != native ] && is_num "$native"; then
+    printf '%s (%s× native)' "$(fmt "$v")" "$(fmt "$(ratio "$v" "$native")")"
+  else
+    fmt "$v"
+  fi
+}
+# The round trip the supervised calls are set against: NOTIFY_BASE, or same-cpu without it.
+RTT_BASE=$NOTIFY_BASE
+is_num "${VAL[host,rtt-$RTT_BASE]:-}" || RTT_BASE=same-cpu
+# A supervised call against the raw round trip: what the supervisor adds over `--platform
+# none` (same binary, same run; the call's own work cancels out), in round trips, and the
+# whole call in round trips (the goal for uname: at most 1.5).
+supervised_cell() { # TEST
+  local t=$1 v=${VAL[agentrt,$1]:-} none=${VAL[agentrt-none,$1]:-} base=${VAL[host,rtt-$RTT_BASE]:-}
+  if [ "$HAVE_PLATFORM" = 0 ]; then
+    echo "not available (no supervisor)"
+  elif [ -n "${UNAVAIL[agentrt]:-}" ] || [ -n "${UNAVAIL[agentrt-none]:-}" ]; then
+    echo "not measured: ${UNAVAIL[agentrt]:-${UNAVAIL[agentrt-none]}}"
+  elif ! is_num "$v" || ! is_num "$none" || ! is_num "$base"; then
+    echo "not measured (agentrt: ${v:-—}; --platform none: ${none:-—}; round trip: ${base:-—})"
+  else
+    printf '%s× (%s ns over `--platform none`; the whole call %s× the round trip)' \
+      "$(fmt "$(ratio "$(awk -v a="$v" -v b="$none" 'BEGIN { print a - b }')" "$base")")" \
+      "$(awk -v a="$v" -v b="$none" 'BEGIN { printf "%+.0f", a - b }')" "$(fmt "$(ratio "$v" "$base")")"
+  fi
+}
+
 SC_CMD='`$RT run --bundle $B/sc ID` (×'"$SC_RUNS"'); host: `$B/rootfs/sc-bench -r 1 -t '"$SC_BUDGET_MS"
+RTT_CMD='host, in its turn of each round (×'"$SC_RUNS"'): `$B/rootfs/notify-rtt -r 1 -t '"$SC_BUDGET_MS"
 {
   echo "# agentrt benchmark results"
   echo
@@ -478,11 +569,20 @@ SC_CMD='`$RT run --bundle $B/sc ID` (×'"$SC_RUNS"'); host: `$B/rootfs/sc-bench 
   echo "call, median of $SC_RUNS runs of >= $SC_BUDGET_MS ms, each run a new container (\`\$B/sc\` runs \`/sc-bench -r 1 -t $SC_BUDGET_MS\`,"
   echo "every test; a test's name after it runs that one only), the peers taking turns.  \`\$B\` is a bundle directory from"
   echo "\`bench/run.sh bundle \$B\`; \`\$RT\` is the peer's command line from the row below; ID is any new id."
-  echo "crun, runc and agentrt all let these calls run natively, so their differences in the system-call"
-  echo "rows, and from the host column, are this VM's run-to-run noise, not the runtimes."
+  if [ "$HAVE_PLATFORM" = 1 ]; then
+    echo "crun, runc and agentrt --platform none let every call run natively, so their differences in the"
+    echo "system-call rows, and from the host column, are this VM's run-to-run noise; agentrt's default"
+    echo "(seccomp) sends uname, fork-exec's execve and tcp-connect's connect to its supervisor."
+  else
+    echo "crun, runc and agentrt all let these calls run natively, so their differences in the system-call"
+    echo "rows, and from the host column, are this VM's run-to-run noise, not the runtimes."
+  fi
+  echo "The notify round trip rows are bench/notify-rtt.c on the host (getppid answered by a"
+  echo "supervisor process at once); the \"supervised\" rows set agentrt's supervised calls against"
+  echo "the \`$RTT_BASE\` round trip."
   echo
   printf '| measurement | unit |'
-  for peer in "${PEERS[@]}"; do printf ' %s |' "$peer"; done
+  for peer in "${PEERS[@]}"; do printf ' %s |' "${LABEL[$peer]:-$peer}"; done
   printf ' host | command |\n|---|---|'
   for _ in "${PEERS[@]}"; do printf -- '---|'; done
   printf -- '---|---|\n'
@@ -490,7 +590,11 @@ SC_CMD='`$RT run --bundle $B/sc ID` (×'"$SC_RUNS"'); host: `$B/rootfs/sc-bench 
   for peer in "${PEERS[@]}"; do printf ' %s |' "${VERSION[$peer]:-—}"; done
   printf ' %s | |\n' "$(uname -r)"
   printf '| `$RT` | |'
-  for peer in "${PEERS[@]}"; do printf ' `%s` |' "$(sed "s#$TMP#\$TMP#g; s#$SRC_DIR/##" <<<"${RT[$peer]}" | sed 's#--root $TMP/root-[a-z]*#--root $ROOT#')"; done
+  for peer in "${PEERS[@]}"; do
+    printf ' `%s`' "$(sed "s#$TMP#\$TMP#g; s#$SRC_DIR/##" <<<"${RT[$peer]}" | sed 's#--root $TMP/root-[a-z-]*#--root $ROOT#')"
+    [ -z "${CR_OPTS[$peer]:-}" ] || printf '; `run` and `create` take `%s`' "${CR_OPTS[$peer]# }"
+    printf ' |'
+  done
   printf ' — | `$ROOT`: a private state directory per peer |\n'
   printf '| setup | |'
   for peer in "${PEERS[@]}"; do printf ' %s |' "${UNAVAIL[$peer]:-${NOTE[$peer]}}"; done
@@ -506,6 +610,19 @@ SC_CMD='`$RT run --bundle $B/sc ID` (×'"$SC_RUNS"'); host: `$B/rootfs/sc-bench 
     printf ' %s | %s |\n' "$(is_num "${VAL[host,$t]:-}" && fmt "${VAL[host,$t]}" || echo "${VAL[host,$t]:-—}")" \
       "$SC_CMD $t\`"
   done
+  for t in "${RTT_TESTS[@]}"; do
+    printf '| %s | ns/call |' "${RTT_LABEL[$t]}"
+    for _ in "${PEERS[@]}"; do printf ' — |'; done
+    printf ' %s | %s |\n' "$(rtt_cell "$t")" "$RTT_CMD $t\`"
+  done
+  for t in "${SUPERVISED[@]}"; do
+    printf '| supervised %s, against the notify round trip | round trips |' "${SUP_LABEL[$t]}"
+    for peer in "${PEERS[@]}"; do
+      if [ "$peer" = agentrt ]; then printf ' %s |' "$(supervised_cell "$t")"; else printf ' — |'; fi
+    done
+    printf ' %s ns (`%s`) | (agentrt − agentrt --platform none) ÷ the host'"'"'s `%s` round trip, each from its row above |\n' \
+      "$(is_num "${VAL[host,rtt-$RTT_BASE]:-}" && fmt "${VAL[host,rtt-$RTT_BASE]}" || echo —)" "$RTT_BASE" "$RTT_BASE"
+  done
   [ ${#NOTE_ORDER[@]} -eq 0 ] || echo
   for key in "${NOTE_ORDER[@]}"; do
     echo "${NOTE_MARK[$key]} ${key%%,*}, ${key#*,}: ${NOTE[$key]}."
@@ -514,34 +631,44 @@ SC_CMD='`$RT run --bundle $B/sc ID` (×'"$SC_RUNS"'); host: `$B/rootfs/sc-bench 
   echo '![chart](results.png)'
 } >"$TMP/results.md"
 
-{
+# results.tsv: three blocks (gnuplot's index 0, 1, 2): lifecycle, system calls in the
+# containers, and the round trips on the host.
+tsv_head() {
   printf 'section\tmeasurement'
-  for peer in "${PEERS[@]}"; do printf '\t%s' "$peer"; done
+  for peer in "${PEERS[@]}"; do printf '\t%s' "${LABEL[$peer]:-$peer}"; done
   printf '\thost\n'
+}
+tsv_val() { # PEER ROW
+  local v=${VAL[$1,$2]:-}
+  { [ -z "${UNAVAIL[$1]:-}" ] && is_num "$v"; } || v=NaN
+  printf '%s' "$v"
+}
+{
+  tsv_head
   for phase in "${LIFECYCLE[@]}"; do
     printf 'lifecycle\t%s' "$phase"
-    for peer in "${PEERS[@]}"; do
-      v=${VAL[$peer,$phase]:-}
-      { [ -z "${UNAVAIL[$peer]:-}" ] && is_num "$v"; } || v=NaN
-      printf '\t%s' "$v"
-    done
+    for peer in "${PEERS[@]}"; do printf '\t%s' "$(tsv_val "$peer" "$phase")"; done
     printf '\tNaN\n'
   done
-  printf '\n\nsection\tmeasurement'
-  for peer in "${PEERS[@]}"; do printf '\t%s' "$peer"; done
-  printf '\thost\n'
+  printf '\n\n'
+  tsv_head
   for t in "${SC_TESTS[@]}"; do
     printf 'syscalls\t%s' "$t"
-    for peer in "${PEERS[@]}" host; do
-      v=${VAL[$peer,$t]:-}
-      { [ -z "${UNAVAIL[$peer]:-}" ] && is_num "$v"; } || v=NaN
-      printf '\t%s' "$v"
-    done
+    for peer in "${PEERS[@]}" host; do printf '\t%s' "$(tsv_val "$peer" "$t")"; done
     printf '\n'
+  done
+  printf '\n\nsection\tmeasurement\thost\n'
+  for t in "${RTT_TESTS[@]}"; do
+    printf 'notify-rtt\t%s\t%s\n' "$t" "$(tsv_val host "rtt-$t")"
   done
 } >"$TMP/results.tsv"
 
-gnuplot -e "data='$TMP/results.tsv'; out='$TMP/results.png'" "$BENCH_DIR/plot.gp" \
+if [ "$HAVE_PLATFORM" = 1 ]; then
+  subtitle="agentrt (default: seccomp supervisor, and --platform none)"
+else
+  subtitle="agentrt (--platform none behaviour: no supervisor yet)"
+fi
+gnuplot -e "data='$TMP/results.tsv'; out='$TMP/results.png'; subtitle='$subtitle'" "$BENCH_DIR/plot.gp" \
   2>"$TMP/gnuplot.err" || {
   cat "$TMP/gnuplot.err" >&2
   die "gnuplot failed"
