@@ -58,6 +58,46 @@ int ar_container_start (const struct ar_globals *g, const char *id, ar_error_t *
 /* Signal the init; `all`: every process of the container.  */
 int ar_container_kill (const struct ar_globals *g, const char *id, int sig, bool all,
                        ar_error_t *err);
+/* Freeze and thaw every process of a running container (its cgroup's freezer).  */
+int ar_container_pause (const struct ar_globals *g, const char *id, ar_error_t *err);
+int ar_container_resume (const struct ar_globals *g, const char *id, ar_error_t *err);
+/* update: runc's flags (NULL when not given), over a linux.resources document (--resources
+   FILE, "-" for stdin).  */
+enum ar_update_flag
+{
+  AR_UPD_BLKIO_WEIGHT,
+  AR_UPD_CPU_PERIOD,
+  AR_UPD_CPU_QUOTA,
+  AR_UPD_CPU_SHARE,
+  AR_UPD_CPU_RT_PERIOD,
+  AR_UPD_CPU_RT_RUNTIME,
+  AR_UPD_CPUSET_CPUS,
+  AR_UPD_CPUSET_MEMS,
+  AR_UPD_MEMORY,
+  AR_UPD_MEMORY_RESERVATION,
+  AR_UPD_MEMORY_SWAP,
+  AR_UPD_KERNEL_MEMORY,
+  AR_UPD_KERNEL_MEMORY_TCP,
+  AR_UPD_PIDS_LIMIT,
+  AR_UPD_L3_CACHE,
+  AR_UPD_MEM_BW,
+  AR_UPD__N,
+};
+struct ar_update_opts
+{
+  const char *resources;
+  const char *flags[AR_UPD__N];
+};
+int ar_container_update (const struct ar_globals *g, const char *id, const struct ar_update_opts *o,
+                         ar_error_t *err);
+/* events: a stats event once (stats_once), or every interval_ms (0: 5 s) with an oom event as
+   soon as the OOM killer strikes, until the container stops.  Each event is one JSON line.  */
+typedef void (*ar_event_fn) (const char *json, void *data);
+int ar_container_events (const struct ar_globals *g, const char *id, bool stats_once,
+                         long interval_ms, ar_event_fn fn, void *data, ar_error_t *err);
+/* The pids in the container's cgroup (caller frees *pids).  */
+int ar_container_pids (const struct ar_globals *g, const char *id, int **pids, size_t *n,
+                       ar_error_t *err);
 /* The OCI state JSON (caller frees).  */
 int ar_container_state (const struct ar_globals *g, const char *id, char **json, ar_error_t *err);
 /* A created or stopped container; force: a running one too, killed first.  With force a missing

@@ -33,7 +33,7 @@ static const struct argp_option update_options[] = {
 struct update_input
 {
   const char *id;
-  const char *resources;
+  struct ar_update_opts o;
 };
 
 static error_t
@@ -42,9 +42,9 @@ parse_update (int key, char *arg, struct argp_state *state)
   struct update_input *in = state->input;
 
   if (key == 'r')
-    in->resources = arg;
-  else if (key >= OPT_FIRST && key <= OPT_FIRST + 15)
-    ; /* validated with the rest of linux.resources by the cgroup layer */
+    in->o.resources = arg;
+  else if (key >= OPT_FIRST && key < OPT_FIRST + AR_UPD__N)
+    in->o.flags[key - OPT_FIRST] = arg; /* checked by the library */
   else
     return ar_cmd_positional (key, arg, state, AR_SLOTS (&in->id), 1, 1);
   return 0;
@@ -60,5 +60,5 @@ cmd_update (struct ar_globals *g, int argc, char **argv, ar_error_t *err)
   struct update_input in = { 0 };
 
   ar_cmd_parse (&argp, argc, argv, 0, &in);
-  return ar_container_unsupported (g, in.id, "update", err);
+  return ar_container_update (g, in.id, &in.o, err);
 }

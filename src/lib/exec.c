@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "agentrt/container.h"
+#include "cgroups/cgroup.h"
 #include "container_internal.h"
 #include "log.h"
 #include "policy/policy.h"
@@ -245,6 +246,33 @@ prepare_exec_policy (struct exec_policy *ep, ar_error_t *err)
   return r;
 }
 
+/* The new process is born in the container's cgroups, as the init is (lifecycle.c): the
+   runtime moves itself in for the fork and back.  */
+static int
+spawn_in_cgroup (const struct state *s, const struct process_exec_cfg *cfg,
+                 struct process_result *res, ar_error_t *err)
+{
+  struct cgroup cg, self;
+  ar_error_t back = NULL;
+  int r;
+
+  if (s->cgroup_dirs == NULL)
+    return process_spawn_exec (cfg, res, err);
+  if (cgroup_from_dirs (s->cgroup_dirs, &cg, err) < 0)
+    return -1;
+  if (cgroup_self_save (&self, err) < 0)
+    {
+      cgroup_release (&cg);
+      return -1;
+    }
+  r = cgroup_enter (&cg, 0, err) < 0 ? -1 : process_spawn_exec (cfg, res, err);
+  if (cgroup_enter (&self, 0, &back) < 0)
+    ar_log_error_release (&back);
+  cgroup_release (&self);
+  cgroup_release (&cg);
+  return r;
+}
+
 static int
 exec_in (const struct state *s, int dirfd, const struct ar_exec_opts *o, struct spec_process *p,
          ar_error_t *err)
@@ -282,7 +310,7 @@ exec_in (const struct state *s, int dirfd, const struct ar_exec_opts *o, struct 
       if (sfd < 0)
         return -1;
     }
-  r = process_spawn_exec (&cfg, &res, err);
+  r = spawn_in_cgroup (s, &cfg, &res, err);
   if (r == 0 && res.listener[FILTER_OCI] >= 0)
     r = send_oci_listener (&ep, res.pid, res.listener[FILTER_OCI], err);
   exec_policy_release (&ep);

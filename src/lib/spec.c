@@ -1360,6 +1360,32 @@ spec_parse_process (const char *text, const char *what, struct spec_process **ou
   return 0;
 }
 
+static void resources_clear (struct spec_resources *r);
+
+int
+spec_parse_resources (const char *text, const char *what, struct spec_resources **out,
+                      ar_error_t *err)
+{
+  struct spec_resources *r = xzalloc (sizeof *r);
+
+  if (parse_text (text, what, parse_resources, r, err) < 0)
+    {
+      spec_resources_free (r);
+      return -1;
+    }
+  *out = r;
+  return 0;
+}
+
+void
+spec_resources_free (struct spec_resources *r)
+{
+  if (r == NULL)
+    return;
+  resources_clear (r);
+  free (r);
+}
+
 /* Freeing.  Every parser fills a zeroed struct, so these work on half-parsed ones too.  */
 
 typedef void (*clear_fn) (void *elem);

@@ -364,6 +364,10 @@ void spec_process_freep (void *p);
 #define cleanup_spec_process __attribute__ ((cleanup (spec_process_freep)))
 
 /* Lookups shared with `features`, so it lists exactly what the parser accepts.  */
+/* A linux.resources document alone (update --resources).  */
+int spec_parse_resources (const char *text, const char *what, struct spec_resources **out,
+                          ar_error_t *err);
+void spec_resources_free (struct spec_resources *r);
 int spec_rlimit_from_name (const char *name); /* RLIMIT_*; -1 if unknown */
 int spec_cap_from_name (const char *name);    /* CAP_*; -1 if unknown */
 size_t spec_cap_count (void);

@@ -26,7 +26,7 @@
 #include "seccomp/oci.h"
 #include "spec.h"
 #include "tap.h"
-#include "terminal.h"
+#include "fdpass.h"
 #include "utils.h"
 
 #ifndef SECCOMP_FILTER_FLAG_LOG
@@ -520,7 +520,7 @@ notify_child (const struct seccomp_prog *p, int sock)
 
   if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || seccomp_prog_install (p, &listener, &err) < 0)
     _exit (100);
-  if (listener < 0 || terminal_send_fd (sock, listener, "L", 1, &err) < 0)
+  if (listener < 0 || ar_send_fd (sock, listener, "L", 1, "the listener", &err) < 0)
     _exit (101);
   close (listener);
   _exit (child_getppid_answered ());

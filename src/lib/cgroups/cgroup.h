@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "agentrt/error.h"
@@ -68,6 +69,11 @@ int cgroup_allow_devices (const struct cgroup *cg, const struct spec_device *dev
 
 /* Apply linux.resources to existing directories (update).  */
 int cgroup_apply (const struct cgroup *cg, const struct spec_resources *r, ar_error_t *err);
+
+/* runc's stats object (the "data" of a stats event), as JSON text.  */
+char *cgroup_stats_json (const struct cgroup *cg);
+/* How many processes the OOM killer has killed in the container so far.  */
+uint64_t cgroup_oom_kills (const struct cgroup *cg);
 
 const char *cgroup_layout_name (enum cgroup_layout l);
 

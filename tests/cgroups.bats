@@ -1,0 +1,440 @@
+#!/usr/bin/env bats
+# cgroups on this machine's layout (v1 or hybrid as booted): every limit of linux.resources is
+# shown to hold against a workload that tries to break it, and every test checks that delete
+# leaves no cgroup directory behind.
+load helpers
+
+setup() {
+  # The files read here are v1's (memory.limit_in_bytes, pids.max in the pids hierarchy, ...).
+  [ "$(stat -f -c %T /sys/fs/cgroup)" != cgroup2fs ] || skip "cgroup v2: these tests read v1 files"
+  setup_busybox
+  # A writable place: the rootfs is read-only in `agentrt spec`'s config.  Its pages are
+  # charged to the container's memory cgroup like any other.
+  update_config '.mounts += [{"destination": "/run", "type": "tmpfs", "source": "tmpfs", "options": ["nosuid", "size=256m"]}]'
+}
+
+teardown() {
+  teardown_root
+  local d
+  for d in "${EXTRA_CGROUPS[@]}"; do rmdir "$d" 2>/dev/null || true; done
+}
+
+EXTRA_CGROUPS=()
+
+# set_sh SCRIPT: the container's process is /bin/sh -c SCRIPT.
+set_sh() { update_config --arg s "$1" '.process.args = ["/bin/sh", "-c", $s]'; }
+
+# start_container: create and start it detached; INIT is its host pid, CGROUPS its directories.
+start_container() {
+  agentrt_detached create -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  agentrt start "$CID"
+  [ "$status" -eq 0 ]
+  INIT=$(jq -r .pid "$ROOT/state/$CID/state.json")
+  mapfile -t CGROUPS < <(jq -r '.cgroupPaths[]' "$ROOT/state/$CID/state.json")
+  [ "${#CGROUPS[@]}" -gt 0 ]
+}
+
+# cg FILE: the container's directory that has FILE (whichever hierarchy holds that controller).
+cg() {
+  local d
+  for d in "${CGROUPS[@]}"; do [ -e "$d/$1" ] && { echo "$d"; return 0; }; done
+  echo "no cgroup of $CID has $1" >&2
+  return 1
+}
+
+# cg_read FILE: its content.
+cg_read() { local d; d=$(cg "$1") && cat "$d/$1"; }
+
+# cg_key FILE KEY: the value of KEY in a "key value" file (memory.oom_control, pids.events).
+cg_key() { local d; d=$(cg "$1") && awk -v k="$2" '$1 == k { print $2 }' "$d/$1"; }
+
+# no_cgroups_left: none of CGROUPS exists any more (and nothing under --root either).
+no_cgroups_left() {
+  local d left=0
+  for d in "${CGROUPS[@]}"; do
+    if [ -e "$d" ]; then echo "left behind: $d" >&2; left=1; fi
+  done
+  [ "$left" -eq 0 ]
+  [ "$(state_dirs_left)" -eq 0 ]
+}
+
+# delete_and_check: delete --force, then nothing may be left.
+delete_and_check() {
+  agentrt delete --force "$CID"
+  [ "$status" -eq 0 ]
+  no_cgroups_left
+}
+
+# wait_status STATUS [TENTHS]: until `agentrt state` says STATUS (10 s by default).
+wait_status() {
+  local i
+  for ((i = 0; i < ${2:-100}; i++)); do
+    [ "$(__agentrt state "$CID" 2>/dev/null | jq -r .status)" = "$1" ] && return 0
+    sleep 0.1
+  done
+  echo "$CID did not become $1" >&2
+  return 1
+}
+
+# wait_file PATH [TENTHS]: until PATH exists and is not empty.
+wait_file() {
+  local i
+  for ((i = 0; i < ${2:-100}; i++)); do [ -s "$1" ] && return 0; sleep 0.1; done
+  echo "$1 did not appear" >&2
+  return 1
+}
+
+# wait_end: until the workload has written its last line, "end", to stdio.log.
+wait_end() {
+  local i
+  for ((i = 0; i < 100; i++)); do grep -qx end "$ROOT/stdio.log" && return 0; sleep 0.1; done
+  echo "the workload did not finish:" >&2
+  cat "$ROOT/stdio.log" >&2
+  return 1
+}
+
+# gone PID: the process has exited (a zombie nobody reaped yet counts: it runs nothing).
+gone() {
+  local st
+  st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
+  [ -z "$st" ] || [ "$st" = Z ]
+}
+
+# in_root PATH: PATH inside the container, seen from the host through its init.
+in_root() { echo "/proc/$INIT/root$1"; }
+
+# cpu_rate SECONDS: CPU-seconds per second the container used over SECONDS (cpuacct.usage).
+cpu_rate() {
+  local d u0 u1 t0 t1
+  d=$(cg cpuacct.usage)
+  u0=$(cat "$d/cpuacct.usage") t0=$(date +%s%N)
+  sleep "$1"
+  u1=$(cat "$d/cpuacct.usage") t1=$(date +%s%N)
+  awk -v du=$((u1 - u0)) -v dt=$((t1 - t0)) 'BEGIN { printf "%.3f\n", du / dt }'
+}
+
+# own_cgroup CONTROLLER: this shell's cgroup in that v1 hierarchy (agentrt's own, since it is
+# our child), "" for the root.
+own_cgroup() { awk -F: -v c="$1" '$2 == c { print ($3 == "/" ? "" : $3) }' /proc/self/cgroup; }
+
+# mount_of DIR: the cgroup hierarchy mount point DIR is in (/sys/fs/cgroup/NAME).
+mount_of() { echo "$1" | cut -d/ -f1-5; }
+
+# controller_of MOUNT: the /proc/self/cgroup name of a v1 hierarchy mounted at MOUNT
+# ("memory", "cpu,cpuacct"); "" for the cgroup2 mount.
+controller_of() {
+  awk -v m="$1" '$5 == m { for (i = 7; $i != "-"; i++) ; t = $(i + 1); o = $(i + 3); \
+    if (t == "cgroup2") { print ""; exit } n = split(o, a, ","); r = ""; \
+    for (j = 1; j <= n; j++) if (a[j] != "rw" && a[j] != "ro" && a[j] !~ /=/) r = r (r == "" ? "" : ",") a[j]; \
+    print r; exit }' /proc/self/mountinfo
+}
+
+@test "cgroups: a memory bomb under a 64 MiB limit is OOM-killed, and the cgroup held it there" {
+  # A shell doubling a variable: no newline ever comes, so every byte stays in its memory.
+  set_sh 'x=0123456789abcdef; while :; do x="$x$x"; done'
+  update_config '.linux.resources.memory.limit = 67108864'
+  agentrt run --keep -b "$BUNDLE" "$CID"
+  [ "$status" -eq 137 ]
+  mapfile -t CGROUPS < <(jq -r '.cgroupPaths[]' "$ROOT/state/$CID/state.json")
+  [ "$(cg_read memory.limit_in_bytes)" -eq 67108864 ]
+  [ "$(cg_key memory.oom_control oom_kill)" -ge 1 ]
+  [ "$(cg_read memory.failcnt)" -gt 0 ]
+  # The host never lent it more than the limit.
+  [ "$(cg_read memory.max_usage_in_bytes)" -le 67108864 ]
+  delete_and_check
+}
+
+@test "cgroups: tmpfs pages count against the memory limit too" {
+  # tail buffers /dev/zero whole looking for a newline; here the bomb is a file on the tmpfs.
+  set_sh 'cat /dev/zero > /run/fill; echo "cat: $?"'
+  update_config '.linux.resources.memory.limit = 67108864'
+  agentrt run --keep -b "$BUNDLE" "$CID"
+  mapfile -t CGROUPS < <(jq -r '.cgroupPaths[]' "$ROOT/state/$CID/state.json")
+  # The OOM killer has nothing left to free but the processes: cat dies, or the shell.
+  [ "$(cg_key memory.oom_control oom_kill)" -ge 1 ]
+  [ "$(cg_read memory.max_usage_in_bytes)" -le 67108864 ]
+  delete_and_check
+}
+
+@test "cgroups: a fork bomb stops at pids.limit 20 and delete removes all of it" {
+  # The inner shell starts sleeps until fork fails (ash then exits); 40 is a bound in case the
+  # limit did not hold.  The outer shell says when, and stays.
+  set_sh 'sh -c "i=0; while [ \$((i += 1)) -le 40 ]; do sleep 100 & echo \$! >> /run/started; done"; echo done > /run/done; exec sleep 1000'
+  update_config '.linux.resources.pids.limit = 20'
+  start_container
+  wait_file "$(in_root /run/done)"
+  local started current procs
+  started=$(wc -l <"$(in_root /run/started)")
+  current=$(cg_read pids.current)
+  echo "started $started, pids.current $current" >&2
+  [ "$(cg_read pids.max)" -eq 20 ]
+  [ "$started" -le 20 ]
+  [ "$started" -ge 10 ]
+  [ "$current" -le 20 ]
+  [ "$(cg_key pids.events max)" -ge 1 ]
+  mapfile -t procs < "$(cg pids.current)/cgroup.procs"
+  [ "${#procs[@]}" -ge "$started" ]
+  delete_and_check
+  local p
+  for p in "${procs[@]}"; do gone "$p"; done
+}
+
+@test "cgroups: a busy loop under a 50000/100000 CPU quota gets about half a CPU" {
+  set_sh 'while :; do :; done'
+  update_config '.linux.resources.cpu.quota = 50000 | .linux.resources.cpu.period = 100000'
+  start_container
+  [ "$(cg_read cpu.cfs_quota_us)" -eq 50000 ]
+  [ "$(cg_read cpu.cfs_period_us)" -eq 100000 ]
+  local rate
+  rate=$(cpu_rate 3)
+  echo "limited: $rate CPU-s/s" >&2
+  awk -v r="$rate" 'BEGIN { exit !(r >= 0.3 && r <= 0.7) }'
+  delete_and_check
+}
+
+@test "cgroups: the same busy loop without a quota gets a whole CPU" {
+  set_sh 'while :; do :; done'
+  start_container
+  [ "$(cg_read cpu.cfs_quota_us)" -eq -1 ]
+  local rate
+  rate=$(cpu_rate 3)
+  echo "unlimited: $rate CPU-s/s" >&2
+  awk -v r="$rate" 'BEGIN { exit !(r > 0.8) }'
+  delete_and_check
+}
+
+@test "cgroups: cpuset cpus 0 pins the container to CPU 0 and nproc says 1" {
+  set_sh 'exec 2>&1; nproc; grep Cpus_allowed_list /proc/self/status; echo end; exec sleep 1000'
+  update_config '.linux.resources.cpu.cpus = "0"'
+  start_container
+  wait_end
+  [ "$(cg_read cpuset.cpus)" = 0 ]
+  [ "$(awk '/^Cpus_allowed_list/ { print $2 }' /proc/$INIT/status)" = 0 ]
+  delete_and_check
+  # What the workload itself saw (nproc is the supervisor's emulation of the same limits).
+  [ "$(head -n1 "$ROOT/stdio.log")" = 1 ]
+  grep -Eq '^Cpus_allowed_list:\s+0$' "$ROOT/stdio.log"
+}
+
+@test "cgroups: devices: /dev/null works, a block device made with CAP_MKNOD cannot be opened" {
+  # A tmpfs without nodev, so that only the devices cgroup stands between mknod and open.
+  update_config '.mounts += [{"destination": "/devtest", "type": "tmpfs", "source": "tmpfs", "options": ["nosuid"]}]
+    | .process.capabilities |= with_entries(.value += ["CAP_MKNOD"])'
+  set_sh 'exec 2>&1; echo x > /dev/null && echo null-ok
+    mknod /devtest/sda b 8 0 && echo mknod-ok
+    head -c 1 /devtest/sda; echo end; exec sleep 1000'
+  start_container
+  local d
+  d=$(cg devices.list)
+  grep -qx 'c 1:3 rwm' "$d/devices.list"
+  ! grep -Eq '^(a|b 8:0|b \*:\*) .*r' "$d/devices.list"
+  wait_end
+  delete_and_check
+  cat "$ROOT/stdio.log" >&2
+  grep -qx null-ok "$ROOT/stdio.log"
+  grep -qx mknod-ok "$ROOT/stdio.log"
+  grep -q 'sda: Operation not permitted' "$ROOT/stdio.log"
+}
+
+@test "cgroups: pause freezes the container, resume thaws it, delete --force removes a paused one" {
+  set_sh 'i=0; while :; do i=$((i + 1)); echo $i > /run/count; sleep 0.1; done'
+  start_container
+  local count
+  count=$(in_root /run/count)
+  wait_file "$count"
+  agentrt pause "$CID"
+  [ "$status" -eq 0 ]
+  [ "$(__agentrt state "$CID" | jq -r .status)" = paused ]
+  [ "$(cg_read freezer.state)" = FROZEN ]
+  local a b
+  a=$(cat "$count")
+  sleep 1
+  b=$(cat "$count")
+  [ "$a" = "$b" ]
+  agentrt exec "$CID" /bin/true
+  [ "$status" -ne 0 ]
+  agentrt resume "$CID"
+  [ "$status" -eq 0 ]
+  [ "$(__agentrt state "$CID" | jq -r .status)" = running ]
+  [ "$(cg_read freezer.state)" = THAWED ]
+  sleep 1
+  [ "$(cat "$count")" -gt "$b" ]
+  agentrt pause "$CID"
+  [ "$status" -eq 0 ]
+  delete_and_check
+  gone "$INIT"
+}
+
+@test "cgroups: ps lists the container's processes, as a table and as JSON" {
+  set_sh 'sleep 1000 & exec sleep 2000'
+  start_container
+  sleep 0.3
+  agentrt ps "$CID"
+  [ "$status" -eq 0 ]
+  [[ "${lines[0]}" =~ ^UID\ +PID\ +PPID\ +C\ +STIME\ +TTY\ +TIME\ +CMD ]]
+  [ "$(printf '%s\n' "${lines[@]:1}" | awk -v p="$INIT" '$2 == p' | grep -c 'sleep 2000')" -eq 1 ]
+  printf '%s\n' "${lines[@]:1}" | grep -q 'sleep 1000'
+  [ "${#lines[@]}" -eq 3 ]
+  agentrt ps --format json "$CID"
+  [ "$status" -eq 0 ]
+  [ "$(echo "$output" | jq -r 'type')" = array ]
+  [ "$(echo "$output" | jq length)" -eq 2 ]
+  echo "$output" | jq -e --argjson p "$INIT" 'index($p) != null'
+  delete_and_check
+}
+
+@test "cgroups: kill --all without a pid namespace reaches a process that forked away" {
+  update_config '.linux.namespaces |= map(select(.type != "pid"))'
+  # The subshell exits at once: its sleep is orphaned, outside init's tree.
+  set_sh '(sleep 1001 &); exec sleep 1000'
+  start_container
+  local orphan="" p i
+  for ((i = 0; i < 50; i++)); do
+    for p in $(cat "$(cg pids.current)/cgroup.procs"); do
+      [ "$(tr '\0' ' ' </proc/$p/cmdline 2>/dev/null)" = "sleep 1001 " ] && orphan=$p
+    done
+    [ -n "$orphan" ] && break
+    sleep 0.1
+  done
+  [ -n "$orphan" ]
+  [ "$(awk '{ print $4 }' /proc/$orphan/stat)" -ne "$INIT" ]
+  agentrt kill --all "$CID" 9
+  [ "$status" -eq 0 ]
+  for ((i = 0; i < 50; i++)); do gone "$orphan" && break; sleep 0.1; done
+  gone "$orphan"
+  wait_status stopped
+  delete_and_check
+}
+
+@test "cgroups: a relative cgroupsPath goes under agentrt's own cgroup in each hierarchy" {
+  update_config --arg p "mytest/$CID" '.linux.cgroupsPath = $p | .process.args = ["/bin/sleep", "1000"]'
+  start_container
+  local d m own
+  for d in "${CGROUPS[@]}"; do
+    m=$(mount_of "$d")
+    if [ "$(controller_of "$m")" = "" ]; then
+      own=$(awk -F: '$1 == 0 { print ($3 == "/" ? "" : $3) }' /proc/self/cgroup)
+    else
+      own=$(own_cgroup "$(controller_of "$m")")
+    fi
+    echo "$d: expected $m$own/mytest/$CID" >&2
+    [ "$d" = "$m$own/mytest/$CID" ]
+    EXTRA_CGROUPS+=("$m$own/mytest")
+    grep -qx "$INIT" "$d/cgroup.procs"
+  done
+  delete_and_check
+}
+
+@test "cgroups: an absolute cgroupsPath goes under each hierarchy's root" {
+  update_config --arg p "/agentrt-test-$CID" '.linux.cgroupsPath = $p | .process.args = ["/bin/sleep", "1000"]'
+  start_container
+  local d
+  for d in "${CGROUPS[@]}"; do
+    [ "$d" = "$(mount_of "$d")/agentrt-test-$CID" ]
+    grep -qx "$INIT" "$d/cgroup.procs"
+  done
+  delete_and_check
+}
+
+@test "cgroups: create fails on an existing cgroup directory and leaves nothing" {
+  local taken=/sys/fs/cgroup/pids/agentrt-test-$CID
+  [ -d /sys/fs/cgroup/pids ] || skip "no v1 pids hierarchy"
+  mkdir "$taken"
+  EXTRA_CGROUPS+=("$taken")
+  update_config --arg p "/agentrt-test-$CID" '.linux.cgroupsPath = $p'
+  agentrt_detached create -b "$BUNDLE" "$CID"
+  [ "$status" -ne 0 ]
+  [[ "$output" == *"it exists"* ]]
+  # The other hierarchies' directories, made before the failure, are gone again.
+  [ "$(ls -d /sys/fs/cgroup/*/agentrt-test-$CID | grep -vxF "$taken" | wc -l)" -eq 0 ]
+  [ -d "$taken" ]
+  [ "$(state_dirs_left)" -eq 0 ]
+}
+
+@test "cgroups: a cgroupsPath with .. is refused" {
+  update_config --arg p "mytest/../../agentrt-test-$CID" '.linux.cgroupsPath = $p'
+  agentrt_detached create -b "$BUNDLE" "$CID"
+  [ "$status" -ne 0 ]
+  [[ "$output" == *cgroupsPath* ]]
+  [ "$(ls -d /sys/fs/cgroup/*/agentrt-test-$CID /sys/fs/cgroup/*/*/agentrt-test-$CID 2>/dev/null | wc -l)" -eq 0 ]
+  [ "$(state_dirs_left)" -eq 0 ]
+}
+
+@test "cgroups: update changes the live memory, pids and CPU limits" {
+  update_config '.process.args = ["/bin/sleep", "1000"] | .linux.resources.memory.limit = 67108864
+    | .linux.resources.pids.limit = 20 | .linux.resources.cpu.quota = 50000 | .linux.resources.cpu.period = 100000'
+  start_container
+  agentrt update --memory 134217728 "$CID"
+  [ "$status" -eq 0 ]
+  [ "$(cg_read memory.limit_in_bytes)" -eq 134217728 ]
+  agentrt update --pids-limit 33 "$CID"
+  [ "$status" -eq 0 ]
+  [ "$(cg_read pids.max)" -eq 33 ]
+  agentrt update --cpu-quota 25000 "$CID"
+  [ "$status" -eq 0 ]
+  [ "$(cg_read cpu.cfs_quota_us)" -eq 25000 ]
+  # What one flag changes, the others keep.
+  [ "$(cg_read memory.limit_in_bytes)" -eq 134217728 ]
+  [ "$(cg_read pids.max)" -eq 33 ]
+  echo '{"memory": {"limit": 100663296}, "pids": {"limit": 44}, "cpu": {"quota": 30000, "period": 100000}}' >"$ROOT/res.json"
+  agentrt update --resources "$ROOT/res.json" "$CID"
+  [ "$status" -eq 0 ]
+  [ "$(cg_read memory.limit_in_bytes)" -eq 100663296 ]
+  [ "$(cg_read pids.max)" -eq 44 ]
+  [ "$(cg_read cpu.cfs_quota_us)" -eq 30000 ]
+  run __agentrt update --resources - "$CID" <<<'{"pids": {"limit": 55}, "cpu": {"quota": 40000}}'
+  [ "$status" -eq 0 ]
+  [ "$(cg_read pids.max)" -eq 55 ]
+  [ "$(cg_read cpu.cfs_quota_us)" -eq 40000 ]
+  [ "$(cg_read memory.limit_in_bytes)" -eq 100663296 ]
+  delete_and_check
+}
+
+@test "cgroups: events --stats prints one stats object with cpu, memory and pids" {
+  set_sh 'sleep 1000 & exec sleep 2000'
+  start_container
+  sleep 0.3
+  agentrt events --stats "$CID"
+  [ "$status" -eq 0 ]
+  echo "$output" | jq -e --arg id "$CID" '.type == "stats" and .id == $id'
+  echo "$output" | jq -e '(.data.cpu | type) == "object" and (.data.memory | type) == "object"'
+  [ "$(echo "$output" | jq '.data.pids.current')" -eq 2 ]
+  delete_and_check
+}
+
+@test "cgroups: events --interval streams stats, and an OOM kill shows as an oom event" {
+  set_sh 'sleep 2; sh -c "x=0123456789abcdef; while :; do x=\"\$x\$x\"; done"; exec sleep 1000'
+  update_config '.linux.resources.memory.limit = 67108864'
+  start_container
+  "$AGENTRT" --root "$ROOT/state" events --interval 1s "$CID" >"$ROOT/events" 2>"$ROOT/events.err" &
+  local ev=$! i
+  for ((i = 0; i < 150; i++)); do
+    grep -q '"oom"' "$ROOT/events" 2>/dev/null && break
+    sleep 0.1
+  done
+  sleep 1.2 # at least one more stats line after the OOM
+  kill "$ev" 2>/dev/null || true
+  wait "$ev" || true
+  cat "$ROOT/events" "$ROOT/events.err" >&2
+  [ "$(cg_key memory.oom_control oom_kill)" -ge 1 ]
+  jq -se --arg id "$CID" 'map(select(.type == "oom")) | length >= 1 and all(.id == $id)' "$ROOT/events"
+  [ "$(jq -r 'select(.type == "stats") | .id' "$ROOT/events" | sort -u)" = "$CID" ]
+  [ "$(jq -s 'map(select(.type == "stats")) | length' "$ROOT/events")" -ge 2 ]
+  delete_and_check
+}
+
+@test "cgroups: a process started by exec is in the container's cgroups and under its limits" {
+  update_config '.process.args = ["/bin/sleep", "1000"]'
+  start_container
+  agentrt_detached exec -d --pid-file "$ROOT/exec.pid" "$CID" /bin/sleep 1001
+  [ "$status" -eq 0 ]
+  local p d
+  p=$(cat "$ROOT/exec.pid")
+  for d in "${CGROUPS[@]}"; do
+    echo "$d" >&2
+    grep -qx "$p" "$d/cgroup.procs"
+  done
+  delete_and_check
+  gone "$p"
+}

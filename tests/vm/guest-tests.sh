@@ -1,0 +1,282 @@
+#!/bin/sh
+# agentrt's cgroup v2 tests, run by busybox sh inside the VM (tests/vm/guest-init) on a kernel
+# whose only cgroup hierarchy is cgroup2 on /sys/fs/cgroup.  Output is TAP: `ok N name`,
+# `not ok N name`, or `not ok N name # TODO why` for a command this build does not have yet;
+# diagnostics follow a test as `# ` lines.  tests/cgroup_v2.bats asserts each line by name.
+#
+# Each test gets a private --root and bundle under /tmp/tN and a unique container id, as the
+# host's bats tests do, and whatever it created is deleted after it, pass or fail.
+export PATH=/bin
+
+TESTS="layout memory_oom pids_fork_bomb cpu_quota pause_resume update kill_all ps cgroup_removed"
+N=0
+
+# --- helpers ----------------------------------------------------------------------------------
+ar() { agentrt --root "$ROOT" "$@"; }
+fail() {
+  echo "$*"
+  return 1
+}
+
+# bundle SCRIPT [RESOURCES]: a busybox bundle whose process is `sh /t.sh` running SCRIPT, with
+# agentrt's default config, a writable rootfs (the tests read files the workload writes), and
+# RESOURCES (JSON members, e.g. "pids": {"limit": 20}) added to linux.resources.
+bundle() {
+  mkdir -p "$BUNDLE"
+  cp -a /rootfs "$BUNDLE/rootfs"
+  printf '%s\n' "$1" >"$BUNDLE/rootfs/t.sh"
+  agentrt spec --bundle "$BUNDLE" || return 1
+  # The default config is runc's layout, one member per line and tab-indented; sed is all
+  # busybox has for JSON.
+  sed -i -e 's/"terminal": true/"terminal": false/' -e 's/"readonly": true/"readonly": false/' \
+    -e 's/^\t\t\t"sh"$/\t\t\t"\/bin\/sh", "\/t.sh"/' "$BUNDLE/config.json"
+  if [ -n "${2:-}" ]; then
+    sed -i "/\"resources\": {/a $2," "$BUNDLE/config.json"
+  fi
+}
+
+# start: create and start $CID; its stdio goes to $T/stdio.log.
+start() {
+  ar create --bundle "$BUNDLE" "$CID" </dev/null >"$T/stdio.log" 2>"$T/create.err" ||
+    fail "create failed: $(cat "$T/create.err")" || return 1
+  ar start "$CID" || fail "start failed"
+}
+
+# cgdir: the container's cgroup, from cgroupPaths in state.json (compact JSON, one line).
+cgdir() { sed -n 's/.*"cgroupPaths":\["\([^"]*\)"\].*/\1/p' "$ROOT/$CID/state.json"; }
+
+status() { ar state "$CID" | sed -n 's/.*"status": "\([a-z]*\)".*/\1/p'; }
+
+# wait_until TENTHS COMMAND...: poll COMMAND every 0.1 s for at most TENTHS tenths of a second.
+wait_until() {
+  n=$1
+  shift
+  while ! "$@"; do
+    n=$((n - 1))
+    [ "$n" -gt 0 ] || return 1
+    usleep 100000
+  done
+}
+
+file_has() { grep -q "$2" "$1" 2>/dev/null; }
+nprocs() { wc -l <"$1/cgroup.procs"; }
+nprocs_is() { [ "$(nprocs "$1")" -eq "$2" ]; }
+# events FILE KEY: the value of KEY in a flat-keyed cgroup file (memory.events, cgroup.events).
+events() { sed -n "s/^$2 //p" "$1"; }
+counter() { cat "$BUNDLE/rootfs/tmp/counter" 2>/dev/null || echo 0; }
+counter_above() { [ "$(counter)" -gt "$1" ]; }
+is_status() { [ "$(status)" = "$1" ]; }
+
+# A command this build does not implement yet is a TODO, not a failure (status 2).
+todo_if_unsupported() {
+  if grep -q 'not supported yet' "$1"; then
+    echo "TODO: $(cat "$1")"
+    return 2
+  fi
+  cat "$1"
+  return 1
+}
+
+# --- tests ------------------------------------------------------------------------------------
+
+# cgroup2 is the only cgroup filesystem and the container gets exactly one directory in it,
+# holding its init.
+t_layout() {
+  [ "$(grep -c ' - cgroup2 ' /proc/self/mountinfo)" -eq 1 ] || fail "no cgroup2 mount" || return 1
+  [ "$(grep -c ' - cgroup ' /proc/self/mountinfo)" -eq 0 ] || fail "a v1 hierarchy is mounted" || return 1
+  bundle 'exec sleep 1000' || return 1
+  start || return 1
+  grep -q '"cgroupPaths":\["/sys/fs/cgroup/[^"]*"\]' "$ROOT/$CID/state.json" ||
+    fail "cgroupPaths is not one /sys/fs/cgroup directory: $(cat "$ROOT/$CID/state.json")" || return 1
+  cg=$(cgdir)
+  echo "cgroup: $cg"
+  pid=$(sed -n 's/.*"pid":\([0-9]*\).*/\1/p' "$ROOT/$CID/state.json")
+  grep -qx "$pid" "$cg/cgroup.procs" || fail "init $pid is not in $cg/cgroup.procs" || return 1
+  grep -q "^0::/agentrt/$CID\$" "/proc/$pid/cgroup" || fail "init's cgroup: $(cat "/proc/$pid/cgroup")"
+}
+
+# A 64 MiB memory limit: a process that grows without bound is OOM-killed inside the container;
+# the container's shell, and the guest, go on.
+t_memory_oom() {
+  bundle 'tail /dev/zero; echo "bomb status $?"; exec sleep 1000' '"memory": {"limit": 67108864}' ||
+    return 1
+  start || return 1
+  cg=$(cgdir)
+  [ "$(cat "$cg/memory.max")" = 67108864 ] || fail "memory.max is $(cat "$cg/memory.max")" || return 1
+  wait_until 600 file_has "$T/stdio.log" 'bomb status' || fail "the bomb was not stopped in 60 s" || return 1
+  cat "$T/stdio.log"
+  grep -q 'bomb status 137' "$T/stdio.log" || fail "the bomb did not die of SIGKILL" || return 1
+  oom=$(events "$cg/memory.events" oom_kill)
+  echo "memory.events: $(tr '\n' ' ' <"$cg/memory.events")"
+  [ "${oom:-0}" -gt 0 ] || fail "memory.events oom_kill is ${oom:-missing}" || return 1
+  is_status running || fail "the container's init died too: $(status)"
+}
+
+# pids.max 20: the workload forks sleepers until fork fails; never more than 20 processes.
+t_pids_fork_bomb() {
+  # ash exits when a fork fails, so the loop runs in a subshell; echo is a builtin and exec
+  # does not fork, so the container's init goes on once the limit is reached.
+  bundle '
+(
+  i=0
+  while [ $i -lt 100 ]; do
+    sleep 1000 &
+    i=$((i + 1))
+  done
+) 2>/tmp/fork.err
+echo done >/tmp/forked
+exec sleep 1000' '"pids": {"limit": 20}' || return 1
+  start || return 1
+  cg=$(cgdir)
+  [ "$(cat "$cg/pids.max")" = 20 ] || fail "pids.max is $(cat "$cg/pids.max")" || return 1
+  wait_until 300 test -e "$BUNDLE/rootfs/tmp/forked" ||
+    fail "the loop did not end in 30 s: status $(status), $(cat "$T/stdio.log" "$BUNDLE/rootfs/tmp/fork.err")" || return 1
+  echo "fork errors: $(sort -u "$BUNDLE/rootfs/tmp/fork.err" | head -n 3)"
+  echo "pids.current $(cat "$cg/pids.current"), processes $(nprocs "$cg"), pids.events $(cat "$cg/pids.events")"
+  [ "$(cat "$cg/pids.current")" -le 20 ] || fail "pids.current above 20" || return 1
+  [ "$(nprocs "$cg")" -le 20 ] || fail "more than 20 processes" || return 1
+  [ "$(nprocs "$cg")" -ge 15 ] || fail "the loop made too few processes to reach the limit" || return 1
+  [ "$(events "$cg/pids.events" max)" -gt 0 ] || fail "pids.events max is 0"
+}
+
+# cpu quota 50000 per 100000 us: a spinner gets about half a CPU.  The guest is slow and shares
+# the host, so the bound is loose.
+t_cpu_quota() {
+  bundle 'while :; do :; done' '"cpu": {"quota": 50000, "period": 100000}' || return 1
+  start || return 1
+  cg=$(cgdir)
+  [ "$(cat "$cg/cpu.max")" = "50000 100000" ] || fail "cpu.max is $(cat "$cg/cpu.max")" || return 1
+  sleep 1
+  u0=$(events "$cg/cpu.stat" usage_usec)
+  t0=$(cut -d' ' -f1 /proc/uptime)
+  sleep 3
+  u1=$(events "$cg/cpu.stat" usage_usec)
+  t1=$(cut -d' ' -f1 /proc/uptime)
+  echo "cpu.stat: $(tr '\n' ' ' <"$cg/cpu.stat")"
+  awk -v u0="$u0" -v u1="$u1" -v t0="$t0" -v t1="$t1" 'BEGIN {
+    r = (u1 - u0) / 1e6 / (t1 - t0); printf "CPUs used: %.3f over %.2f s\n", r, t1 - t0
+    exit !(r >= 0.3 && r <= 0.7) }' || fail "outside 0.3-0.7 CPU"
+}
+
+# pause freezes the whole cgroup (a counter stops advancing), resume thaws it.
+t_pause_resume() {
+  bundle 'i=0; while :; do i=$((i + 1)); echo $i >/tmp/counter.new; mv /tmp/counter.new /tmp/counter; usleep 100000; done' ||
+    return 1
+  start || return 1
+  cg=$(cgdir)
+  wait_until 300 counter_above 2 || fail "the counter does not advance" || return 1
+  ar pause "$CID" 2>"$T/pause.err" || {
+    todo_if_unsupported "$T/pause.err"
+    return
+  }
+  [ "$(cat "$cg/cgroup.freeze")" = 1 ] || fail "cgroup.freeze is $(cat "$cg/cgroup.freeze")" || return 1
+  wait_until 100 file_has "$cg/cgroup.events" '^frozen 1' || fail "cgroup.events: $(cat "$cg/cgroup.events")" || return 1
+  is_status paused || fail "status after pause: $(status)" || return 1
+  c1=$(counter)
+  sleep 2
+  c2=$(counter)
+  echo "paused: counter $c1, 2 s later $c2"
+  [ "$c1" = "$c2" ] || fail "the counter advanced while paused" || return 1
+  ar resume "$CID" 2>"$T/resume.err" || {
+    todo_if_unsupported "$T/resume.err"
+    return
+  }
+  wait_until 100 file_has "$cg/cgroup.events" '^frozen 0' || fail "cgroup.events: $(cat "$cg/cgroup.events")" || return 1
+  is_status running || fail "status after resume: $(status)" || return 1
+  wait_until 300 counter_above "$c2" || fail "the counter did not advance after resume" || return 1
+  echo "resumed: counter $(counter)"
+}
+
+# update changes the limits of a running container: runc's flags, and --resources FILE.
+t_update() {
+  bundle 'exec sleep 1000' '"memory": {"limit": 67108864}, "pids": {"limit": 20}' || return 1
+  start || return 1
+  cg=$(cgdir)
+  ar update --memory 100000000 "$CID" 2>"$T/update.err" || {
+    todo_if_unsupported "$T/update.err"
+    return
+  }
+  # memory.max is kept in pages: the kernel rounds the bytes down.
+  mem=$(cat "$cg/memory.max")
+  echo "memory.max $mem"
+  [ "$mem" = 100000000 ] || [ "$mem" = $((100000000 / 4096 * 4096)) ] || fail "memory.max did not change" || return 1
+  echo '{"pids": {"limit": 30}, "cpu": {"quota": 20000, "period": 100000}}' >"$T/resources.json"
+  ar update --resources "$T/resources.json" "$CID" || fail "update --resources failed" || return 1
+  [ "$(cat "$cg/pids.max")" = 30 ] || fail "pids.max is $(cat "$cg/pids.max")" || return 1
+  [ "$(cat "$cg/cpu.max")" = "20000 100000" ] || fail "cpu.max is $(cat "$cg/cpu.max")" || return 1
+  [ "$(cat "$cg/memory.max")" = "$mem" ] || fail "memory.max changed to $(cat "$cg/memory.max")"
+}
+
+# kill --all KILL: every process of the cgroup dies, not only init.
+t_kill_all() {
+  bundle 'sleep 1000 & sleep 1000 & sleep 1000 & wait' || return 1
+  start || return 1
+  cg=$(cgdir)
+  wait_until 300 nprocs_is "$cg" 4 || fail "expected 4 processes: $(cat "$cg/cgroup.procs")" || return 1
+  ar kill --all "$CID" KILL || fail "kill --all failed" || return 1
+  wait_until 100 nprocs_is "$cg" 0 || fail "left: $(cat "$cg/cgroup.procs")" || return 1
+  wait_until 100 is_status stopped || fail "status after kill --all: $(status)"
+}
+
+# ps lists the pids of the container's cgroup.
+t_ps() {
+  bundle 'sleep 1000 & sleep 1000 & wait' || return 1
+  start || return 1
+  cg=$(cgdir)
+  wait_until 300 nprocs_is "$cg" 3 || fail "expected 3 processes: $(cat "$cg/cgroup.procs")" || return 1
+  ar ps --format json "$CID" >"$T/ps.json" 2>"$T/ps.err" || {
+    todo_if_unsupported "$T/ps.err"
+    return
+  }
+  cat "$T/ps.json"
+  for p in $(cat "$cg/cgroup.procs"); do
+    grep -qE "(^|[^0-9])$p([^0-9]|\$)" "$T/ps.json" || fail "pid $p missing" || return 1
+  done
+}
+
+# delete removes the container's cgroup, and with the last container agentrt/ goes too; no
+# test before this one left a directory either.
+t_cgroup_removed() {
+  bundle 'exec sleep 1000' '"memory": {"limit": 67108864}' || return 1
+  start || return 1
+  cg=$(cgdir)
+  [ -d "$cg" ] || fail "no $cg" || return 1
+  ar delete --force "$CID" || fail "delete failed" || return 1
+  [ ! -e "$cg" ] || fail "$cg is left" || return 1
+  left=$(find /sys/fs/cgroup -mindepth 1 -type d)
+  [ -z "$left" ] || fail "cgroup directories left: $left"
+}
+
+# --- runner -----------------------------------------------------------------------------------
+
+# run_test NAME: t_NAME in a subshell, its output as TAP diagnostics; then whatever it left is
+# deleted.
+run_test() {
+  N=$((N + 1))
+  T=/tmp/t$N
+  ROOT=$T/state
+  BUNDLE=$T/bundle
+  CID="vm$N-$$"
+  mkdir -p "$ROOT"
+  t0=$(cut -d' ' -f1 /proc/uptime)
+  out=$( ("t_$1") 2>&1)
+  rc=$?
+  t1=$(cut -d' ' -f1 /proc/uptime)
+  name=$(echo "$1" | tr _ ' ')
+  case $rc in
+  0) echo "ok $N $name" ;;
+  2) echo "not ok $N $name # TODO $(echo "$out" | sed -n 's/^TODO: //p' | head -n 1)" ;;
+  *) echo "not ok $N $name" ;;
+  esac
+  [ -z "$out" ] || echo "$out" | sed 's/^/# /'
+  echo "# ($(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s)"
+  for c in $(ar list -q 2>/dev/null); do
+    ar delete --force "$c" >/dev/null 2>&1 || echo "# could not delete $c"
+  done
+  rm -rf "$T"
+}
+
+# shellcheck disable=SC2086 # the list is split on purpose
+set -- $TESTS
+echo "1..$#"
+for t in $TESTS; do run_test "$t"; done
