@@ -68,3 +68,35 @@ teardown_root() {
 
 # state_dirs_left: what is under --root after a command; tests expect nothing.
 state_dirs_left() { find "$ROOT/state" -mindepth 1 -maxdepth 1 | wc -l; }
+
+# proc_alive PID: PID exists and is not a zombie.  A process whose parent has gone (the
+# supervisor, the init of a `run -d`) is a zombie until whoever adopted it reaps it, which may
+# be much later: for the tests it is gone.
+proc_alive() {
+  local st
+  st=$(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null) || return 1
+  [[ -n $st && ${st%% *} != [ZX] ]]
+}
+
+# supervisors_left: the live supervisor processes (agentrt-watch, agentrt-sv) of this test's
+# root.  They are forks of agentrt: their command line still names --root.
+supervisors_left() {
+  local p n=0
+  for p in /proc/[0-9]*; do
+    case $(cat "$p/comm" 2>/dev/null) in
+      agentrt-watch | agentrt-sv) ;;
+      *) continue ;;
+    esac
+    proc_alive "${p#/proc/}" || continue
+    tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "$ROOT/state" && n=$((n + 1))
+  done
+  echo "$n"
+}
+
+# leaves_nothing: no state directory and no supervisor process of this test is left.
+leaves_nothing() {
+  local dirs svs
+  dirs=$(state_dirs_left) svs=$(supervisors_left)
+  echo "left: $dirs state dirs, $svs supervisor processes" >&2
+  [ "$dirs" -eq 0 ] && [ "$svs" -eq 0 ]
+}

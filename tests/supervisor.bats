@@ -128,3 +128,310 @@ print(json.dumps({"python": "ok", "cpus": os.cpu_count(), "memtotal_kb": int(tot
   [[ "$output" == *'"python": "ok"'* ]]
   [[ "$output" == *"pip "*" from /usr/lib/python3/dist-packages/pip"* ]]
 }
+
+# The supervisor's own processes: the watchdog is state.json's supervisorPid, the worker its
+# child.
+watchdog_pid() { jq -r .supervisorPid "$ROOT/state/$1/state.json"; }
+worker_pid() { pgrep -P "$(watchdog_pid "$1")" -x agentrt-sv; }
+init_pid() { __agentrt state "$1" | jq -r .pid; }
+
+# wait_gone PID [SECONDS]: true once PID is no longer a live process (default 5 s).
+wait_gone() {
+  local i
+  for ((i = 0; i < ${2:-5} * 20; i++)); do
+    proc_alive "$1" || return 0
+    sleep 0.05
+  done
+  return 1
+}
+
+# release_annotation R: uname reports release R.
+release_annotation() { update_config --arg r "$1" '.annotations["io.agentrt.uname.release"] = $r'; }
+
+# records FILTER: how many audit records of the container match the jq FILTER.
+records() { jq -c "select($1)" "$ROOT/state/$CID/audit.jsonl" | wc -l; }
+
+@test "supervisor: an exec'd process is supervised: uname is emulated, mount denied and audited with its pid" {
+  add_cap CAP_SYS_ADMIN
+  release_annotation 6.6.6-exec
+  mkdir -p "$BUNDLE/rootfs/tmp/x"
+  update_config '.process.args = ["/bin/sleep", "1000"]'
+  agentrt_detached run -d -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  agentrt exec "$CID" uname -r
+  [ "$status" -eq 0 ]
+  [ "$output" = 6.6.6-exec ]
+  agentrt_detached exec -d --pid-file "$ROOT/exec.pid" "$CID" /bin/probe mount /tmp/x
+  [ "$status" -eq 0 ]
+  local pid
+  pid=$(cat "$ROOT/exec.pid")
+  wait_gone "$pid"
+  grep -qx 'mount: EPERM' "$ROOT/stdio.log"
+  [ "$(records ".pid == $pid and .syscall == \"mount\" and .verdict == \"deny\" and .rule == \"deny-mount\"")" -eq 1 ]
+  # Its execve was audited under the same pid.
+  [ "$(records ".pid == $pid and .syscall == \"execve\" and .args.path == \"/bin/probe\"")" -eq 1 ]
+  agentrt delete --force "$CID"
+  [ "$status" -eq 0 ]
+  leaves_nothing
+}
+
+# kill_supervisor_test WHICH SIGNAL EVENT [FILTER]: with a workload calling uname in a loop,
+# SIGNAL to the watchdog or the worker kills the container, records EVENT as an alert (counted in
+# io.agentrt.audit.alerts), and no uname ever reaches the host kernel meanwhile (the calls of a
+# dead supervisor fail with ENOSYS).  FILTER: what else the event's record must match.
+kill_supervisor_test() {
+  release_annotation 6.6.6-loop
+  update_config '.process.args = ["/bin/sh", "-c", "while :; do uname -r; done"]'
+  agentrt_detached run -d -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  local init victim
+  init=$(init_pid "$CID")
+  [ "$(cat "/proc/$(watchdog_pid "$CID")/comm")" = agentrt-watch ]
+  victim=$(worker_pid "$CID")
+  [ "$(cat "/proc/$victim/comm")" = agentrt-sv ]
+  [ "$1" = worker ] || victim=$(watchdog_pid "$CID")
+  # Let it run: the log must show emulated answers before the kill.
+  for _ in $(seq 100); do grep -qx 6.6.6-loop "$ROOT/stdio.log" && break; sleep 0.05; done
+  kill "-$2" "$victim"
+  wait_gone "$init"
+  [ "$(__agentrt state "$CID" | jq -r .status)" = stopped ]
+  [ "$(records ".event == \"$3\" and .severity == \"alert\" and (${4:-true})")" -eq 1 ]
+  [ "$(__agentrt state "$CID" | jq -r '.annotations["io.agentrt.audit.alerts"]')" -eq 1 ]
+  grep -qx 6.6.6-loop "$ROOT/stdio.log"
+  ! grep -qxF "$(uname -r)" "$ROOT/stdio.log"
+  # What is left of the supervisor follows it.
+  [ "$(supervisors_left)" -eq 0 ] || { sleep 1; [ "$(supervisors_left)" -eq 0 ]; }
+  agentrt delete "$CID"
+  [ "$status" -eq 0 ]
+  leaves_nothing
+}
+
+@test "supervisor: killing the worker kills the container (supervisor-died), no call passes meanwhile" {
+  kill_supervisor_test worker KILL supervisor-died '.detail == "killed by signal 9"'
+}
+
+@test "supervisor: killing the watchdog kills the container (supervisor-lost), no call passes meanwhile" {
+  kill_supervisor_test watchdog KILL supervisor-lost
+}
+
+@test "supervisor: SIGTERM to the watchdog of a running container kills it (supervisor-stopped)" {
+  kill_supervisor_test watchdog TERM supervisor-stopped '.detail | startswith("stopped by signal 15 from pid ")'
+}
+
+@test "supervisor: SIGTERM to the worker kills the container (supervisor-stopped)" {
+  # One alert only (kill_supervisor_test counts them): the watchdog adds no supervisor-died.
+  kill_supervisor_test worker TERM supervisor-stopped '.detail | startswith("stopped by signal 15 from pid ")'
+}
+
+@test "supervisor: delete stops the supervisor, of a running and of a created container" {
+  update_config '.process.args = ["/bin/sleep", "1000"]'
+  agentrt_detached run -d -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  agentrt_detached create -b "$BUNDLE" "$CID-created"
+  [ "$status" -eq 0 ]
+  [ "$(supervisors_left)" -eq 4 ]
+  agentrt delete --force "$CID"
+  [ "$status" -eq 0 ]
+  agentrt delete "$CID-created"
+  [ "$status" -eq 0 ]
+  leaves_nothing
+}
+
+@test "supervisor: a failed create leaves no supervisor and no state directory" {
+  # The init fails before the supervisor starts...
+  update_config '.process.args = ["/bin/no-such-program"]'
+  agentrt_detached create -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"/bin/no-such-program"* ]]
+  leaves_nothing
+  # ...or after it (the pid file is written last).
+  update_config '.process.args = ["/bin/sleep", "1000"]'
+  agentrt_detached create --audit-log "$ROOT/audit.jsonl" --pid-file "$ROOT/no-such-dir/pid" \
+    -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"no-such-dir"* ]]
+  leaves_nothing
+  # agentrt stopped its own supervisor: that is no alert.
+  [ "$(jq -c 'select(.event != null)' "$ROOT/audit.jsonl" | wc -l)" -eq 0 ]
+  ! pgrep -f -- "--root $ROOT/state" >/dev/null
+}
+
+@test "supervisor: agentrt audit prints a table, --json the JSON lines, --follow ends with the container" {
+  add_cap CAP_SYS_ADMIN
+  mkdir -p "$BUNDLE/rootfs/tmp/x"
+  update_config '.process.args = ["/bin/probe", "mount", "/tmp/x"]'
+  agentrt run --keep -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  local n
+  n=$(wc -l <"$ROOT/state/$CID/audit.jsonl")
+  [ "$n" -ge 2 ] # execve and mount
+  agentrt audit "$CID"
+  [ "$status" -eq 0 ]
+  [[ "${lines[0]}" == TIME*SEV*PID*COMM*SYSCALL*VERDICT*RULE*ARGS ]]
+  [ "${#lines[@]}" -eq $((n + 1)) ]
+  [[ "$output" == *"alert"*"probe"*"mount"*"deny"*"deny-mount"*"target=/tmp/x"* ]]
+  agentrt audit --json "$CID"
+  [ "$status" -eq 0 ]
+  [ "${#lines[@]}" -eq "$n" ]
+  jq -e . <<<"$output" >/dev/null
+  [ "$(jq -s 'map(select(.syscall == "mount")) | length' <<<"$output")" -eq 1 ]
+  agentrt delete "$CID"
+  [ "$status" -eq 0 ]
+
+  update_config '.process.args = ["/bin/sh", "-c", "sleep 1; /bin/probe mount /tmp/x"]'
+  agentrt_detached run -d -b "$BUNDLE" "$CID-follow"
+  [ "$status" -eq 0 ]
+  # It returns once the container and its supervisor are gone, with the last records.
+  run -0 timeout 20 "$AGENTRT" --root "$ROOT/state" audit --follow --json "$CID-follow"
+  [[ "$output" == *'"syscall":"mount"'* ]]
+  agentrt delete "$CID-follow"
+  [ "$status" -eq 0 ]
+  leaves_nothing
+}
+
+@test "supervisor: agentrt state counts the alerts in annotation io.agentrt.audit.alerts" {
+  add_cap CAP_SYS_ADMIN
+  mkdir -p "$BUNDLE/rootfs/tmp/x"
+  update_config '.process.args = ["/bin/sh", "-c", "/bin/probe mount /tmp/x; /bin/probe mount /tmp/x; true"]'
+  agentrt run --keep -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  __agentrt state "$CID" >"$ROOT/state.out"
+  [ "$(jq -r '.annotations["io.agentrt.audit.alerts"]' "$ROOT/state.out")" = 2 ]
+  [ "$(records '.severity == "alert"')" -eq 2 ]
+  # Not in state.json itself: the count is the supervisor's, read when state is asked.
+  [ "$(jq -r '.annotations["io.agentrt.audit.alerts"]' "$ROOT/state/$CID/state.json")" = null ]
+  agentrt delete "$CID"
+  [ "$status" -eq 0 ]
+  leaves_nothing
+}
+
+@test "supervisor: annotation io.agentrt.platform=none behaves as --platform none" {
+  add_cap CAP_SYS_ADMIN
+  mkdir -p "$BUNDLE/rootfs/tmp/x"
+  update_config '.annotations["io.agentrt.platform"] = "none" | .process.args = ["/bin/sh", "-c", "/bin/probe mount /tmp/x && sleep 1000"]'
+  agentrt_detached run -d -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  for _ in $(seq 100); do grep -q mounted "$ROOT/stdio.log" && break; sleep 0.05; done
+  grep -qx mounted "$ROOT/stdio.log"
+  [ "$(supervisors_left)" -eq 0 ]
+  [ "$(jq -r .platform "$ROOT/state/$CID/state.json")" = none ]
+  [ "$(jq -r '.supervisorPid // "none"' "$ROOT/state/$CID/state.json")" = none ]
+  [ "$(__agentrt state "$CID" | jq -r '.annotations["io.agentrt.audit.alerts"]')" = null ]
+  agentrt audit "$CID"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"no supervisor (platform none)"* ]]
+  # exec runs unsupervised too.
+  agentrt exec "$CID" /bin/probe mount /tmp/x
+  [ "$status" -eq 0 ]
+  agentrt delete --force "$CID"
+  [ "$status" -eq 0 ]
+  leaves_nothing
+}
+
+@test "supervisor: bad sandbox values fail create naming the annotation or flag, and leave nothing" {
+  local case key value want
+  while IFS='|' read -r key value want; do
+    cp "$BUNDLE/config.json" "$ROOT/config.orig"
+    update_config --arg k "$key" --arg v "$value" '.annotations[$k] = $v'
+    agentrt_detached create -b "$BUNDLE" "$CID"
+    cp "$ROOT/config.orig" "$BUNDLE/config.json"
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"annotation $key: "*"$want"* ]]
+    leaves_nothing
+  done <<'EOF_CASES'
+io.agentrt.platform|bogus|unknown platform `bogus`
+io.agentrt.platform|ptrace|not supported yet
+io.agentrt.uname.release|6.1.0 agentrt|blank or control character
+io.agentrt.uname.release||1 to 64 characters
+io.agentrt.policy.ptrace|maybe|allow or deny
+io.agentrt.audit|relative/audit.jsonl|must be an absolute path
+io.agentrt.audit|/no-such-dir/audit.jsonl|directory `/no-such-dir`
+EOF_CASES
+  for case in "--platform ptrace|--platform: platform \`ptrace\`: not supported yet" \
+    "--platform bogus|--platform: unknown platform \`bogus\`" \
+    "--audit-log $ROOT/no-such-dir/a.jsonl|--audit-log: directory"; do
+    # shellcheck disable=SC2086 # the flag and its value are two words
+    agentrt_detached create ${case%%|*} -b "$BUNDLE" "$CID"
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"${case#*|}"* ]]
+    leaves_nothing
+  done
+}
+
+@test "supervisor: --audit-log FILE puts the audit log there (relative to the current directory)" {
+  add_cap CAP_SYS_ADMIN
+  mkdir -p "$BUNDLE/rootfs/tmp/x" "$ROOT/logs"
+  update_config '.process.args = ["/bin/probe", "mount", "/tmp/x"]'
+  agentrt run --keep --audit-log "$ROOT/logs/audit.jsonl" -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [ "$(jq -c 'select(.syscall == "mount" and .verdict == "deny")' "$ROOT/logs/audit.jsonl" | wc -l)" -eq 1 ]
+  [ ! -e "$ROOT/state/$CID/audit.jsonl" ]
+  [ "$(jq -r .auditLog "$ROOT/state/$CID/state.json")" = "$ROOT/logs/audit.jsonl" ]
+  agentrt audit --json "$CID"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *'"syscall":"mount"'* ]]
+  agentrt delete "$CID"
+  [ "$status" -eq 0 ]
+  # The log outlives the container: it is the caller's file.
+  [ -s "$ROOT/logs/audit.jsonl" ]
+  (cd "$ROOT/logs" && "$AGENTRT" --root "$ROOT/state" run --audit-log rel.jsonl -b "$BUNDLE" "$CID-rel") || true
+  [ "$(jq -c 'select(.syscall == "mount")' "$ROOT/logs/rel.jsonl" | wc -l)" -eq 1 ]
+  leaves_nothing
+}
+
+@test "supervisor: io.agentrt.policy.ptrace=allow lets ptrace and process_vm_writev through, only them" {
+  update_config '.annotations["io.agentrt.policy.ptrace"] = "allow" | .process.args = ["/bin/probe", "deny"]'
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  # The probe expects every call of the deny list refused: these two are the ones that are not.
+  [ "$(grep -c '^FAIL ' <<<"$output")" -eq 2 ]
+  [[ "$output" == *"FAIL ptrace(PTRACE_ATTACH): expected -1/EPERM, got 0/0"* ]]
+  [[ "$output" == *"FAIL process_vm_writev: expected -1/EPERM, got "* ]]
+  update_config '.annotations["io.agentrt.policy.ptrace"] = "deny"'
+  agentrt run -b "$BUNDLE" "$CID-deny"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"ok ptrace(PTRACE_ATTACH)"* ]]
+  leaves_nothing
+}
+
+@test "supervisor: agentrt policy show lists mount as deny; --format json is valid JSON" {
+  agentrt policy show
+  [ "$status" -eq 0 ]
+  [[ "${lines[0]}" == NAME*NR*TIER*CONDITION*HANDLER*SEVERITY*RULE ]]
+  grep -qE '^mount +[0-9]+ +deny +- +deny:EPERM +alert +deny-mount$' <<<"$output"
+  agentrt policy show --format json
+  [ "$status" -eq 0 ]
+  [ "$(jq length <<<"$output")" -ge 300 ]
+  [ "$(jq -r '.[] | select(.name == "mount") | "\(.tier) \(.errno) \(.rule)"' <<<"$output")" = "deny EPERM deny-mount" ]
+  [ "$(jq -r '.[] | select(.name == "uname") | .tier' <<<"$output")" = supervise ]
+  leaves_nothing
+}
+
+# supervised_as_test: the process spec's user (set by the caller) is supervised: uname
+# emulated, mount denied and audited.
+supervised_as_test() {
+  release_annotation 6.6.6-user
+  mkdir -p "$BUNDLE/rootfs/tmp/x"
+  update_config '.process.args = ["/bin/sh", "-c", "id -u; uname -r; /bin/probe mount /tmp/x"]'
+  agentrt run --keep -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [ "${lines[0]}" = "$1" ]
+  [ "${lines[1]}" = 6.6.6-user ]
+  [ "${lines[2]}" = "mount: EPERM" ]
+  [ "$(records '.syscall == "mount" and .verdict == "deny" and .comm == "probe"')" -eq 1 ]
+  agentrt delete "$CID"
+  [ "$status" -eq 0 ]
+  leaves_nothing
+}
+
+@test "supervisor: a container running as uid 1000 is supervised" {
+  update_config '.process.user = {uid: 1000, gid: 1000}'
+  supervised_as_test 1000
+}
+
+@test "supervisor: a container in a user namespace is supervised" {
+  update_config '.linux.namespaces += [{"type": "user"}]
+    | .linux.uidMappings = [{"containerID": 0, "hostID": 200000, "size": 65536}]
+    | .linux.gidMappings = [{"containerID": 0, "hostID": 200000, "size": 65536}]'
+  supervised_as_test 0
+}

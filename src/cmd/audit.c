@@ -40,6 +40,24 @@ parse_audit (int key, char *arg, struct argp_state *state)
   return 0;
 }
 
+/* What a workload chose (paths, argv, comm) reaches a person's terminal here: control
+   characters would let it forge rows or move the cursor, so they print as '?'.  */
+static void
+put_safe (const char *s)
+{
+  for (; *s; s++)
+    putchar ((unsigned char) *s < 0x20 || *s == 0x7f ? '?' : *s);
+}
+
+static void
+pad_safe (const char *s, int width)
+{
+  int n = (int) strlen (s);
+  put_safe (s);
+  for (; n < width; n++)
+    putchar (' ');
+}
+
 static const char *
 field (const struct ar_jnode *root, const char *key)
 {
@@ -58,7 +76,12 @@ print_args (const struct ar_jnode *args)
       const struct ar_jnode *v = ar_jat (args, i);
       const char *t = ar_jstr (v) ? ar_jstr (v) : ar_jnum_text (v);
 
-      printf ("%s%s%s", i ? " " : "", obj ? ar_jkey_at (args, i) : "", obj ? "=" : "");
+      fputs (i ? " " : "", stdout);
+      if (obj)
+        {
+          put_safe (ar_jkey_at (args, i));
+          putchar ('=');
+        }
       if (ar_jtype (v) == AR_J_ARRAY || ar_jtype (v) == AR_J_OBJECT)
         {
           putchar ('[');
@@ -66,7 +89,7 @@ print_args (const struct ar_jnode *args)
           putchar (']');
         }
       else
-        fputs (t ? t : "null", stdout);
+        put_safe (t ? t : "null");
     }
 }
 
@@ -85,14 +108,15 @@ print_line (const char *line, void *data)
     }
   time = field (root, "time");
   pid = ar_jnum_text (ar_jget (root, "pid"));
-  printf ("%.19s  %-5s  %6s  %-15s  %-16s  %-8s  %-18s  ", time, field (root, "severity"),
-          pid ? pid : "-", field (root, "comm"),
+  printf ("%.19s  %-5s  %6s  ", time, field (root, "severity"), pid ? pid : "-");
+  pad_safe (field (root, "comm"), 15);
+  printf ("  %-16s  %-8s  %-18s  ",
           ar_jget (root, "syscall") ? field (root, "syscall") : field (root, "event"),
           ar_jget (root, "verdict") ? field (root, "verdict") : "-", field (root, "rule"));
   if (ar_jget (root, "args"))
     print_args (ar_jget (root, "args"));
   else if (ar_jget (root, "detail"))
-    fputs (field (root, "detail"), stdout);
+    put_safe (field (root, "detail"));
   putchar ('\n');
   fflush (stdout);
 }

@@ -429,6 +429,7 @@ start_supervisor (struct create_ctx *c, pid_t init, int listener, ar_error_t *er
                                .limits = c->limits,
                                .init_pid = init,
                                .own_pidns = c->ns.new_ns[SPEC_NS_PID],
+                               .cgroup_dirs = c->st->cgroup_dirs,
                                .notify_fd = listener };
 
   if (supervisor_start (&sc, &c->sv_pid, err) < 0)

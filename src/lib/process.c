@@ -52,6 +52,7 @@ enum sync_type
   SYNC_HOOKS_DONE,
   SYNC_CONSOLE,  /* the pty master, with SCM_RIGHTS */
   SYNC_LISTENER, /* a seccomp notify fd, with SCM_RIGHTS; status: enum process_filter */
+  SYNC_PID_ACK,  /* the runtime has the pid of a process that forked once more */
   SYNC_READY,
   SYNC_ERROR,
 };
@@ -199,6 +200,16 @@ become_userns_root (const struct process_init_cfg *c, int sock, ar_error_t *err)
 
 /* For a pid or time namespace entered after clone: fork the real init; this process reports
    its pid and leaves.  */
+/* After a fork into the new pid namespace, the child's messages must not overtake its
+   parent's SYNC_INIT_PID (the runtime would give hooks and the supervisor the wrong pid): it
+   waits until the runtime says it has the pid.  */
+static int
+wait_pid_ack (int sock, ar_error_t *err)
+{
+  cleanup_free struct sync_msg *m = sync_msg_new ();
+  return sync_expect (sock, SYNC_PID_ACK, m, err);
+}
+
 static int
 fork_real_init (const struct process_init_cfg *c, int sock, ar_error_t *err)
 {
@@ -213,7 +224,7 @@ fork_real_init (const struct process_init_cfg *c, int sock, ar_error_t *err)
     return ar_make_error (err, errno, "fork the container init");
   if (pid > 0)
     _exit (sync_send (sock, SYNC_INIT_PID, 0, pid, NULL) < 0 ? EXIT_FAILURE : EXIT_SUCCESS);
-  return 0;
+  return wait_pid_ack (sock, err);
 }
 
 /* The runtime runs its hooks and sends the two state documents ours get.  */
@@ -561,7 +572,9 @@ parent_step (const struct process_init_cfg *c, int sock, struct spawn *sp, struc
       sp->init_pid = m->pid;
       (void) waitpid (sp->clone_pid, NULL, 0); /* it has done its part */
       sp->clone_pid = 0;
-      return 0;
+      return sync_send (sock, SYNC_PID_ACK, 0, 0, NULL) < 0
+                 ? ar_make_error (err, errno, "sync with the container init")
+                 : 0;
     case SYNC_HOOKS_PLEASE:
       return send_states (sock, sp, hooks, data, err);
     case SYNC_CONSOLE:
@@ -769,6 +782,8 @@ exec_setup (const struct process_exec_cfg *c, int sock, char **exe, ar_error_t *
         return ar_make_error (err, errno, "exec: fork into the pid namespace");
       if (pid > 0)
         _exit (sync_send (sock, SYNC_INIT_PID, 0, pid, NULL) < 0 ? EXIT_FAILURE : EXIT_SUCCESS);
+      if (wait_pid_ack (sock, err) < 0)
+        return -1;
     }
   if (rlimits_apply (c->proc, err) < 0 || send_terminal (c->proc, false, sock, err) < 0)
     return -1;
@@ -844,6 +859,8 @@ exec_parent (const struct process_exec_cfg *c, int sock, struct spawn *sp, ar_er
       sp->init_pid = m->pid;
       (void) waitpid (sp->clone_pid, NULL, 0);
       sp->clone_pid = 0;
+      if (sync_send (sock, SYNC_PID_ACK, 0, 0, NULL) < 0)
+        return ar_make_error (err, errno, "exec: sync with the process");
     }
 }
 

@@ -82,9 +82,43 @@ test_reader_error (void)
   return 0;
 }
 
+/* A string that is not UTF-8 (a workload's comm or path in the audit log) still gives valid
+   JSON: each stray byte becomes U+FFFD, valid sequences stay.  */
+static int
+test_writer_invalid_utf8 (void)
+{
+  static const struct
+  {
+    const char *in, *out;
+  } cases[] = {
+    { "plain", "\"plain\"" },
+    { "caf\xc3\xa9", "\"caf\xc3\xa9\"" },
+    { "a\xff"
+      "b",
+      "\"a\xef\xbf\xbd"
+      "b\"" },
+    { "\x80", "\"\xef\xbf\xbd\"" },
+    { "cut\xe2\x82", "\"cut\xef\xbf\xbd\xef\xbf\xbd\"" },
+    { "over\xc0\xaf", "\"over\xef\xbf\xbd\xef\xbf\xbd\"" },
+    { "sur\xed\xa0\x80", "\"sur\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"" },
+    { "\xf0\x9f\x98\x80", "\"\xf0\x9f\x98\x80\"" },
+  };
+
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      struct ar_json *j = ar_json_new (NULL);
+      cleanup_free char *out = NULL;
+      ar_json_str (j, cases[i].in);
+      out = ar_json_finish (j, NULL);
+      CHECK_STR (out, cases[i].out);
+    }
+  return 0;
+}
+
 int
 main (void)
 {
+  RUN_TEST (test_writer_invalid_utf8);
   RUN_TEST (test_writer_escapes);
   RUN_TEST (test_pretty_ends_with_newline);
   RUN_TEST (test_reader);

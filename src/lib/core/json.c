@@ -84,13 +84,89 @@ ar_json_arr_close (struct ar_json *j)
   yajl_gen_array_close (j->gen);
 }
 
+/* yajl writes bytes as they come: a string that is not UTF-8 (a path or a comm a workload
+   chose) would make the whole document invalid JSON.  The length of the valid prefix.  */
+static size_t
+utf8_valid_len (const char *s, size_t len)
+{
+  const unsigned char *p = (const unsigned char *) s;
+  size_t i = 0;
+
+  while (i < len)
+    {
+      unsigned c = p[i], cp;
+      size_t n; /* continuation bytes */
+
+      if (c < 0x80)
+        {
+          i++;
+          continue;
+        }
+      n = (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : 0;
+      if (n == 0 || i + n >= len)
+        return i; /* a stray continuation byte, 0xf8 and up, or cut short */
+      cp = c & (0x3fu >> n);
+      for (size_t k = 1; k <= n; k++)
+        {
+          if ((p[i + k] & 0xc0) != 0x80)
+            return i;
+          cp = (cp << 6) | (p[i + k] & 0x3f);
+        }
+      /* Overlong forms, surrogates and values past U+10FFFF are not UTF-8 either.  */
+      if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000)
+          || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+        return i;
+      i += n + 1;
+    }
+  return i;
+}
+
+/* Each byte that is not part of valid UTF-8 becomes U+FFFD.  */
+static char *
+utf8_fix (const char *s, size_t len)
+{
+  char *out = xmalloc (len * 3 + 1);
+  size_t o = 0;
+
+  while (len > 0)
+    {
+      size_t ok = utf8_valid_len (s, len);
+      memcpy (out + o, s, ok);
+      o += ok;
+      s += ok;
+      len -= ok;
+      if (len > 0)
+        {
+          memcpy (out + o, "\xef\xbf\xbd", 3);
+          o += 3;
+          s++;
+          len--;
+        }
+    }
+  out[o] = '\0';
+  return out;
+}
+
 void
 ar_json_str (struct ar_json *j, const char *s)
 {
+  size_t len;
+  char *fixed;
+
   if (s == NULL)
-    yajl_gen_null (j->gen);
-  else
-    yajl_gen_string (j->gen, (const unsigned char *) s, strlen (s));
+    {
+      yajl_gen_null (j->gen);
+      return;
+    }
+  len = strlen (s);
+  if (utf8_valid_len (s, len) == len)
+    {
+      yajl_gen_string (j->gen, (const unsigned char *) s, len);
+      return;
+    }
+  fixed = utf8_fix (s, len);
+  yajl_gen_string (j->gen, (const unsigned char *) fixed, strlen (fixed));
+  free (fixed);
 }
 
 void

@@ -107,6 +107,9 @@ own_filter (ar_error_t *err)
   if (r == 0)
     r = seccomp_rule_add (ctx, SCMP_ACT_ERRNO (EPERM), SCMP_SYS (clone), 1,
                           SCMP_A0 (SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
+  /* Every thread, should there be any by now.  */
+  if (r == 0)
+    r = seccomp_attr_set (ctx, SCMP_FLTATR_CTL_TSYNC, 1);
   if (r == 0)
     r = seccomp_load (ctx); /* sets no_new_privs first */
   seccomp_release (ctx);

@@ -40,15 +40,16 @@ control_listen (int dirfd, ar_error_t *err)
   return steal_fd (&s);
 }
 
-static void
-answer (int conn, int e)
+void
+control_answer (int conn, int e)
 {
   unsigned char b = (unsigned char) e;
   (void) send (conn, &b, 1, MSG_NOSIGNAL);
+  close (conn);
 }
 
 int
-control_accept (int ctl, int *fd, int *pidfd, ar_error_t *err)
+control_accept (int ctl, int *fd, int *pidfd, int *conn_out, ar_error_t *err)
 {
   cleanup_close int conn = accept4 (ctl, NULL, NULL, SOCK_CLOEXEC);
   struct timeval tv = { 1, 0 };
@@ -66,11 +67,11 @@ control_accept (int ctl, int *fd, int *pidfd, ar_error_t *err)
       if (*fd >= 0)
         close (*fd);
       *fd = -1;
-      answer (conn, EPROTO);
+      control_answer (steal_fd (&conn), EPROTO);
       return ar_make_error (err, EPROTO, "supervisor: bad attach request");
     }
   *pidfd = (int) syscall (SYS_pidfd_open, (pid_t) m.pid, 0);
-  answer (conn, 0);
+  *conn_out = steal_fd (&conn);
   return 0;
 }
 

@@ -19,8 +19,10 @@ struct control_attach
 
 /* Bind and listen in the state directory.  */
 int control_listen (int dirfd, ar_error_t *err);
-/* Take one attach request: *fd its notify fd, *pidfd its process (or -1 if it has gone).  */
-int control_accept (int ctl, int *fd, int *pidfd, ar_error_t *err);
+/* Take one attach request: *fd its notify fd, *pidfd its process (or -1 if it has gone), and
+ *conn the connection to answer on once the fd is served (control_answer closes it).  */
+int control_accept (int ctl, int *fd, int *pidfd, int *conn, ar_error_t *err);
+void control_answer (int conn, int e);
 /* The client: connect, send, wait for the answer.  */
 int control_send_attach (int dirfd, const char *id, int notify_fd, pid_t pid, ar_error_t *err);
 

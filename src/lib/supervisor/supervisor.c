@@ -2,18 +2,21 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroups/cgroup.h"
 #include "json.h"
 #include "log.h"
 #include "state.h"
@@ -22,28 +25,49 @@
 #include "supervisor/supervisor.h"
 #include "utils.h"
 
-/* The watchdog's one audit record, written without the worker's machinery.  */
+/* The worker is gone when the watchdog writes, so the alert count in the state directory is
+   the watchdog's to bump: an engine reading `agentrt state` sees this alert like any other.  */
 static void
-audit_died (const struct supervisor_cfg *c, int status)
+count_alert (const struct supervisor_cfg *c)
 {
-  struct ar_json *j = ar_json_new (NULL);
+  cleanup_free char *path = xasprintf ("%s/%s", c->state_dir, SUPERVISOR_ALERTS_FILE);
+  cleanup_free char *old = NULL;
+  cleanup_free char *text = NULL;
+  cleanup_close int dirfd = open (c->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  long long n = 0;
+
+  if (dirfd < 0)
+    return;
+  if (ar_read_file (path, 64, &old, NULL, NULL) == 0)
+    {
+      old[strcspn (old, "\n")] = '\0';
+      if (!ar_parse_int64 (old, 0, LLONG_MAX - 1, &n))
+        n = 0;
+    }
+  text = xasprintf ("%lld\n", n + 1);
+  (void) ar_write_file_atomic (dirfd, SUPERVISOR_ALERTS_FILE, text, strlen (text), 0644, NULL);
+}
+
+/* The watchdog's audit records (an alert), written without the worker's machinery.  */
+static void
+audit_alert (const struct supervisor_cfg *c, const char *event, const char *detail)
+{
+  struct ar_json *j;
   cleanup_free char *line = NULL;
-  cleanup_free char *detail = NULL;
   cleanup_free char *time = NULL;
   struct timespec now;
   size_t len;
-  int fd = open (c->audit_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+  int fd = supervisor_open_audit (c->audit_path, NULL);
 
   if (fd < 0)
     return;
+  j = ar_json_new (NULL);
   clock_gettime (CLOCK_REALTIME, &now);
   time = ar_time_rfc3339 (&now);
-  detail = WIFSIGNALED (status) ? xasprintf ("killed by signal %d", WTERMSIG (status))
-                                : xasprintf ("exited with status %d", WEXITSTATUS (status));
   ar_json_obj_open (j);
   ar_json_kstr (j, "time", time);
   ar_json_kstr (j, "id", c->id);
-  ar_json_kstr (j, "event", "supervisor-died");
+  ar_json_kstr (j, "event", event);
   ar_json_kstr (j, "detail", detail);
   ar_json_kstr (j, "verdict", "kill-container");
   ar_json_kstr (j, "severity", "alert");
@@ -53,6 +77,53 @@ audit_died (const struct supervisor_cfg *c, int status)
   line[len] = '\n';
   (void) !write (fd, line, len + 1);
   close (fd);
+  count_alert (c);
+}
+
+static void
+audit_died (const struct supervisor_cfg *c, int status)
+{
+  cleanup_free char *detail = WIFSIGNALED (status)
+                                  ? xasprintf ("killed by signal %d", WTERMSIG (status))
+                                  : xasprintf ("exited with status %d", WEXITSTATUS (status));
+  audit_alert (c, "supervisor-died", detail);
+}
+
+/* supervisor_stop's SIGTERM carries this in si_value (SI_QUEUE), so that the watchdog tells
+   agentrt's own stop (delete, a failed create) from anyone else's.  */
+#define STOP_COOKIE 0x61727374
+
+/* Has the init exited (a zombie counts)?  A pidfd polls readable once its process has.  */
+static bool
+init_exited (int init_pidfd)
+{
+  struct pollfd p = { .fd = init_pidfd, .events = POLLIN };
+  return poll (&p, 1, 0) == 1;
+}
+
+/* SIGTERM.  The init is killed whoever sent it: the container must never go on without its
+   supervisor (fail closed); after delete it is dead already, and a failed create has just
+   killed it.  A stop that is not agentrt's while the container runs is an alert.  */
+static void __attribute__ ((noreturn))
+watchdog_stop (const struct supervisor_cfg *c, pid_t worker, int init_pidfd,
+               const struct signalfd_siginfo *si)
+{
+  bool ours = si->ssi_code == SI_QUEUE && si->ssi_int == STOP_COOKIE;
+  bool running = !init_exited (init_pidfd);
+
+  if (ours)
+    (void) syscall (SYS_pidfd_send_signal, init_pidfd, SIGKILL, NULL, 0);
+  else
+    supervisor_kill_container (c, init_pidfd);
+  kill (worker, SIGKILL);
+  (void) waitpid (worker, NULL, 0);
+  if (running && !ours)
+    {
+      cleanup_free char *detail = xasprintf (
+          "stopped by signal %u from pid %u: the container is killed", si->ssi_signo, si->ssi_pid);
+      audit_alert (c, "supervisor-stopped", detail);
+    }
+  _exit (EXIT_SUCCESS);
 }
 
 static void __attribute__ ((noreturn))
@@ -66,19 +137,44 @@ watchdog_loop (const struct supervisor_cfg *c, pid_t worker, int sfd, int init_p
       if (read (sfd, &si, sizeof si) != sizeof si)
         continue;
       if (si.ssi_signo == SIGTERM)
-        {
-          /* delete: the container is being removed; nothing to fail closed for.  */
-          kill (worker, SIGKILL);
-          (void) waitpid (worker, NULL, 0);
-          _exit (EXIT_SUCCESS);
-        }
+        watchdog_stop (c, worker, init_pidfd, &si);
       if (waitpid (worker, &status, WNOHANG) != worker)
         continue;
       if (WIFEXITED (status) && WEXITSTATUS (status) == 0)
         _exit (EXIT_SUCCESS);
-      (void) syscall (SYS_pidfd_send_signal, init_pidfd, SIGKILL, NULL, 0);
-      audit_died (c, status);
+      supervisor_kill_container (c, init_pidfd);
+      if (!WIFEXITED (status) || WEXITSTATUS (status) != SUPERVISOR_EXIT_RECORDED)
+        audit_died (c, status);
       _exit (EXIT_FAILURE);
+    }
+}
+
+int
+supervisor_open_audit (const char *path, ar_error_t *err)
+{
+  int fd = open (path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0640);
+  struct stat st;
+
+  if (fd < 0)
+    return ar_make_error (err, errno, "open the audit log `%s`", path);
+  if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode))
+    {
+      close (fd);
+      return ar_make_error (err, EINVAL, "the audit log `%s` is not a regular file", path);
+    }
+  return fd;
+}
+
+void
+supervisor_kill_container (const struct supervisor_cfg *c, int init_pidfd)
+{
+  struct cgroup cg;
+
+  (void) syscall (SYS_pidfd_send_signal, init_pidfd, SIGKILL, NULL, 0);
+  if (c->cgroup_dirs && cgroup_from_dirs (c->cgroup_dirs, &cg, NULL) == 0)
+    {
+      (void) cgroup_signal_all (&cg, SIGKILL, NULL);
+      cgroup_release (&cg);
     }
 }
 
@@ -91,6 +187,10 @@ static void __attribute__ ((noreturn)) watchdog_main (const struct supervisor_cf
   ar_error_t err = NULL;
 
   (void) prctl (PR_SET_NAME, "agentrt-watch");
+  /* Host root with few capabilities is still ptrace-able by a container's root that shares the
+     host's pid namespace (same uid, capabilities a subset of its own): /proc/PID/root and
+     /proc/PID/mem of a dumpable supervisor would be the host's.  The worker inherits it.  */
+  (void) prctl (PR_SET_DUMPABLE, 0);
   sigemptyset (&set);
   sigaddset (&set, SIGTERM);
   sigaddset (&set, SIGCHLD);
@@ -110,6 +210,7 @@ static void __attribute__ ((noreturn)) watchdog_main (const struct supervisor_cf
       supervisor_worker_main (c, ready_fd, init_pidfd);
     }
   close (ready_fd);
+  close (c->notify_fd); /* the worker's, not ours */
   if (worker < 0 || sfd < 0 || confine_supervisor (false, &err) < 0)
     {
       ar_error_release (&err);
@@ -121,23 +222,27 @@ static void __attribute__ ((noreturn)) watchdog_main (const struct supervisor_cf
   watchdog_loop (c, worker, sfd, init_pidfd);
 }
 
-/* Everything but stdio and the fds the supervisor needs is closed: it must not keep the
-   caller's pipes (an engine waits for their end) or the container's files open.  */
-static void
-close_others (int keep1, int keep2)
+/* Everything but stdio and the two fds the supervisor needs is closed: it must not keep the
+   caller's pipes (an engine waits for their end) or the container's files open.  The two
+   become fds 3 and 4, everything from 5 up is closed, whatever its number.  */
+static int
+close_others (int *keep1, int *keep2)
 {
   int devnull = open ("/dev/null", O_RDWR | O_CLOEXEC);
+  int t1 = fcntl (*keep1, F_DUPFD_CLOEXEC, 5);
+  int t2 = fcntl (*keep2, F_DUPFD_CLOEXEC, 5);
 
-  if (devnull >= 0)
-    {
-      dup2 (devnull, 0);
-      dup2 (devnull, 1);
-      dup2 (devnull, 2);
-      close (devnull);
-    }
-  for (int fd = 3; fd < 1024; fd++)
-    if (fd != keep1 && fd != keep2)
-      (void) fcntl (fd, F_SETFD, FD_CLOEXEC), close (fd);
+  if (devnull < 0 || t1 < 0 || t2 < 0)
+    return -1;
+  dup2 (devnull, 0);
+  dup2 (devnull, 1);
+  dup2 (devnull, 2);
+  if (dup3 (t1, 3, O_CLOEXEC) < 0 || dup3 (t2, 4, O_CLOEXEC) < 0
+      || syscall (SYS_close_range, 5, ~0U, 0) < 0)
+    return -1;
+  *keep1 = 3;
+  *keep2 = 4;
+  return 0;
 }
 
 static int
@@ -181,11 +286,13 @@ supervisor_start (const struct supervisor_cfg *c, pid_t *pid, ar_error_t *err)
     {
       /* Twice: the supervisor is nobody's child here, in a session of its own, so the caller's
          terminal and process group signals never reach it.  */
+      struct supervisor_cfg mine = *c;
       close (p[0]);
       if (setsid () < 0 || fork () != 0)
         _exit (EXIT_SUCCESS);
-      close_others (p[1], c->notify_fd);
-      watchdog_main (c, p[1]);
+      if (close_others (&p[1], &mine.notify_fd) < 0)
+        _exit (EXIT_FAILURE);
+      watchdog_main (&mine, p[1]);
     }
   close (p[1]);
   (void) waitpid (mid, &status, 0);
@@ -211,6 +318,7 @@ supervisor_stop (pid_t pid, unsigned long long start)
 {
   int pidfd;
   struct pollfd p;
+  siginfo_t si;
 
   if (pid <= 0)
     return;
@@ -223,7 +331,13 @@ supervisor_stop (pid_t pid, unsigned long long start)
       close (pidfd);
       return;
     }
-  (void) syscall (SYS_pidfd_send_signal, pidfd, SIGTERM, NULL, 0);
+  memset (&si, 0, sizeof si);
+  si.si_signo = SIGTERM;
+  si.si_code = SI_QUEUE;
+  si.si_pid = getpid ();
+  si.si_uid = getuid ();
+  si.si_value.sival_int = STOP_COOKIE;
+  (void) syscall (SYS_pidfd_send_signal, pidfd, SIGTERM, &si, 0);
   p.fd = pidfd;
   p.events = POLLIN;
   if (poll (&p, 1, 1000) != 1)

@@ -24,6 +24,8 @@
 #define SUPERVISOR_VFILES_DIR "vfs"
 #define SUPERVISOR_ALERTS_FILE "audit.alerts"
 #define SUPERVISOR_DEFAULT_RELEASE "6.1.0-agentrt"
+/* The worker's exit status when it has killed the container and audited why itself.  */
+#define SUPERVISOR_EXIT_RECORDED 3
 
 struct supervisor_cfg
 {
@@ -35,7 +37,8 @@ struct supervisor_cfg
   const struct vfiles_limits *limits;
   pid_t init_pid;
   bool own_pidns; /* the container made its pid namespace: killing the init kills it all */
-  int notify_fd;  /* the init's listener; the supervisor gets its own copy */
+  char *const *cgroup_dirs; /* the container's cgroups: failing closed kills all of them */
+  int notify_fd;            /* the init's listener; the supervisor gets its own copy */
 };
 
 /* Fork the supervisor and wait until it serves (its control socket exists); *pid is the
@@ -52,6 +55,13 @@ bool supervisor_alive (pid_t pid, unsigned long long start);
 /* Stop it (delete): SIGTERM to the watchdog, which takes the worker with it; waits up to a
    second, then SIGKILL.  */
 void supervisor_stop (pid_t pid, unsigned long long start);
+
+/* The audit log, for appending: a regular file only, never through a symlink (a planted link
+   would make host root append to any file; a fifo would block the supervisor).  */
+int supervisor_open_audit (const char *path, ar_error_t *err);
+
+/* Fail closed: SIGKILL to the init and to every process in the container's cgroups.  */
+void supervisor_kill_container (const struct supervisor_cfg *c, int init_pidfd);
 
 /* The worker, in the forked process (supervisor.c calls it).  Never returns.  */
 void supervisor_worker_main (const struct supervisor_cfg *c, int ready_fd, int init_pidfd)

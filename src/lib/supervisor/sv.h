@@ -24,9 +24,13 @@ struct sv
   int audit_fd;        /* O_APPEND */
   int state_dirfd;
   int vfiles_dirfd;
-  pthread_mutex_t alerts_lock;
-  unsigned long alerts;
-  int nr_cpu_ids; /* the host's, for sched_getaffinity's size rule */
+  pthread_mutex_t audit_lock; /* the rate limit and the counters below */
+  unsigned long alerts, alerts_written;
+  double tokens; /* records that may be written now (a token bucket) */
+  struct timespec refilled;
+  unsigned long suppressed; /* records dropped by the limit since the last summary */
+  int nr_cpu_ids;           /* the host's, for sched_getaffinity's size rule */
+  size_t cpumask_bytes;     /* what the kernel's sched_getaffinity returns for a large buffer */
 };
 
 /* One notification from the kernel and the answer being built.  */
@@ -54,12 +58,15 @@ int sv_mem_read (const struct sv_call *c, uint64_t addr, void *buf, size_t len);
 /* Read a NUL-terminated string of at most `max - 1` bytes; its length or -errno (-ENAMETOOLONG
    when it does not end within max).  */
 long sv_mem_read_str (const struct sv_call *c, uint64_t addr, char *buf, size_t max);
-/* Write into the caller (the buffer of uname, sysinfo…); checks the id first.  0 or -errno.  */
+/* Write into the caller (the buffer of uname, sysinfo…).  0 or -errno.  */
 int sv_mem_write (const struct sv_call *c, uint64_t addr, const void *buf, size_t len);
 
 /* Audit records: JSON lines.  `args` is the JSON text of the decoded arguments (an object), or
    NULL for the raw six.  verdict: "deny", "allow", "emulate", "interrupted"…  */
 void sv_audit (struct sv_call *c, const char *verdict, int err, const char *args_json);
+/* Once a second (the main thread's timer): a summary of suppressed records, and the alert
+   count for `state`, written only when it changed.  */
+void sv_audit_tick (struct sv *sv);
 /* An event of the supervisor itself (no call): "supervisor-died", …  */
 void sv_audit_event (struct sv *sv, const char *event, const char *severity, const char *detail);
 

@@ -69,6 +69,7 @@ enum ev_tag
 };
 
 static struct sv the_sv;
+static pid_t watchdog; /* our parent */
 
 static const sv_handler_fn handlers[SH__N] = {
   [SH_NONE] = sv_handle_deny,         [SH_DENY] = sv_handle_deny,
@@ -246,10 +247,12 @@ drop_notify_fd (struct sv_fd *gone)
 
 /* Fail closed: every process we know of is killed.  With its own pid namespace, killing the
    init takes all of the container with it.  */
+static const struct supervisor_cfg *the_cfg;
+
 static void
 kill_container (int init_pidfd)
 {
-  (void) syscall (SYS_pidfd_send_signal, init_pidfd, SIGKILL, NULL, 0);
+  supervisor_kill_container (the_cfg, init_pidfd);
   for (struct sv_fd *f = fds; f; f = f->next)
     if (f->pidfd >= 0)
       (void) syscall (SYS_pidfd_send_signal, f->pidfd, SIGKILL, NULL, 0);
@@ -266,10 +269,8 @@ open_outputs (const struct supervisor_cfg *c, ar_error_t *err)
   if (the_sv.vfiles_dirfd < 0)
     return ar_make_error (err, errno, "supervisor: open `%s/%s`", c->state_dir,
                           SUPERVISOR_VFILES_DIR);
-  the_sv.audit_fd = open (c->audit_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
-  if (the_sv.audit_fd < 0)
-    return ar_make_error (err, errno, "supervisor: open the audit log `%s`", c->audit_path);
-  return 0;
+  the_sv.audit_fd = supervisor_open_audit (c->audit_path, err);
+  return the_sv.audit_fd < 0 ? -1 : 0;
 }
 
 static uint32_t
@@ -294,6 +295,14 @@ host_nr_cpu_ids (void)
     return 1024;
   dash = strrchr (text, '-');
   return atoi (dash ? dash + 1 : text) + 1;
+}
+
+static size_t
+host_cpumask_bytes (void)
+{
+  unsigned char buf[1024 / 8];
+  long n = syscall (SYS_sched_getaffinity, 0, sizeof buf, buf);
+  return n > 0 ? (size_t) n : sizeof (long);
 }
 
 /* The container's UTS namespace (uname's nodename) and the init's CPUs.  */
@@ -322,7 +331,8 @@ setup (const struct supervisor_cfg *c, int init_pidfd, int *ctl, int *sfd, int *
   the_sv.limits = *c->limits;
   the_sv.audit_arch = native_audit_arch ();
   the_sv.nr_cpu_ids = host_nr_cpu_ids ();
-  pthread_mutex_init (&the_sv.alerts_lock, NULL);
+  the_sv.cpumask_bytes = host_cpumask_bytes ();
+  pthread_mutex_init (&the_sv.audit_lock, NULL);
   sigemptyset (&set);
   sigaddset (&set, SIGTERM);
   sigaddset (&set, SIGINT);
@@ -347,27 +357,30 @@ setup (const struct supervisor_cfg *c, int init_pidfd, int *ctl, int *sfd, int *
       || epoll_add (*tfd, EPOLLIN, EV_TIMER, err) < 0
       || epoll_add (init_pidfd, EPOLLIN, EV_INIT, err) < 0)
     return -1;
-  return add_notify_fd (c->notify_fd, -1, err);
+  return 0;
 }
 
 static void
 accept_attach (int ctl)
 {
-  int fd = -1, pidfd = -1;
+  int fd = -1, pidfd = -1, conn = -1;
   ar_error_t err = NULL;
 
-  if (control_accept (ctl, &fd, &pidfd, &err) < 0)
+  if (control_accept (ctl, &fd, &pidfd, &conn, &err) < 0)
     {
       ar_log_error_release (&err);
       return;
     }
   if (add_notify_fd (fd, pidfd, &err) < 0)
     {
+      control_answer (conn, err->status ? err->status : EIO);
       ar_log_error_release (&err);
       close (fd);
       if (pidfd >= 0)
         close (pidfd);
+      return;
     }
+  control_answer (conn, 0);
 }
 
 static void
@@ -380,6 +393,32 @@ refresh_vfiles (int tfd)
     return;
   if (vfiles_refresh (the_sv.vfiles_dirfd, &the_sv.limits, &err) < 0)
     ar_log_error_release (&err);
+  sv_audit_tick (&the_sv);
+}
+
+/* The watchdog died (our parent-death signal) or someone stops us by hand: either way the
+   container must not go on without us.  The watchdog has already gone when its death is
+   signalled (we have been reparented); otherwise it is told that the container was killed and
+   why (SUPERVISOR_EXIT_RECORDED), so that it records nothing more.  */
+static void __attribute__ ((noreturn)) on_signal (int sfd, int init_pidfd)
+{
+  struct signalfd_siginfo si = { 0 };
+  cleanup_free char *detail = NULL;
+  bool lost = getppid () != watchdog;
+
+  (void) !read (sfd, &si, sizeof si);
+  if (lost)
+    sv_audit_event (&the_sv, "supervisor-lost", "alert",
+                    "the supervisor's watchdog is gone: the container is killed");
+  else
+    {
+      detail = xasprintf ("stopped by signal %u from pid %u: the container is killed", si.ssi_signo,
+                          si.ssi_pid);
+      sv_audit_event (&the_sv, "supervisor-stopped", "alert", detail);
+    }
+  kill_container (init_pidfd);
+  sv_audit_tick (&the_sv);
+  _exit (lost ? EXIT_FAILURE : SUPERVISOR_EXIT_RECORDED);
 }
 
 /* Serve until the init has gone and no fd is left; then exit 0.  */
@@ -400,13 +439,7 @@ static void __attribute__ ((noreturn)) main_loop (int ctl, int sfd, int tfd, int
           else if (tag == EV_TIMER)
             refresh_vfiles (tfd);
           else if (tag == EV_SIGNAL)
-            {
-              /* The watchdog died (our parent-death signal) or someone stops us by hand.  */
-              sv_audit_event (&the_sv, "supervisor-lost", "alert",
-                              "the supervisor's watchdog is gone: the container is killed");
-              kill_container (init_pidfd);
-              _exit (EXIT_FAILURE);
-            }
+            on_signal (sfd, init_pidfd);
           else if (tag == EV_INIT)
             {
               init_gone = true;
@@ -416,7 +449,10 @@ static void __attribute__ ((noreturn)) main_loop (int ctl, int sfd, int tfd, int
             drop_notify_fd ((struct sv_fd *) (uintptr_t) (tag & ~(uint64_t) 0xf));
         }
       if (init_gone && fds == NULL)
-        _exit (EXIT_SUCCESS);
+        {
+          sv_audit_tick (&the_sv);
+          _exit (EXIT_SUCCESS);
+        }
     }
 }
 
@@ -428,7 +464,11 @@ supervisor_worker_main (const struct supervisor_cfg *c, int ready_fd, int init_p
   char msg[64];
   int len;
 
-  if (setup (c, init_pidfd, &ctl, &sfd, &tfd, &err) < 0 || confine_supervisor (true, &err) < 0)
+  watchdog = getppid ();
+  the_cfg = c;
+  /* Confined before the first thread exists: capabilities and filters are per thread.  */
+  if (setup (c, init_pidfd, &ctl, &sfd, &tfd, &err) < 0 || confine_supervisor (true, &err) < 0
+      || add_notify_fd (c->notify_fd, -1, &err) < 0)
     {
       cleanup_free char *text = ar_error_text (err);
       dprintf (ready_fd, "error: %s", text);

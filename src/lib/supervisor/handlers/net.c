@@ -67,20 +67,32 @@ sv_sockaddr_json (const void *sa, size_t len)
   return ar_json_finish (j, NULL);
 }
 
+/* The kernel takes addrlen as an int (the low 32 bits) and refuses more than a
+   sockaddr_storage; an address the supervisor cannot read is one the kernel could not either,
+   so the call fails as the kernel would fail it, rather than going on unaudited.  */
 static void
 audit_address (struct sv_call *c)
 {
   struct sockaddr_storage ss;
-  size_t len = (size_t) c->req->data.args[2];
+  int32_t len = (int32_t) (uint32_t) c->req->data.args[2];
   cleanup_free char *addr = NULL;
   cleanup_free char *args = NULL;
+  int r;
 
-  if (len > sizeof ss)
-    len = sizeof ss;
+  if (len < 0 || (size_t) len > sizeof ss)
+    {
+      sv_reply_error (c, EINVAL);
+      return;
+    }
   memset (&ss, 0, sizeof ss);
-  if (sv_mem_read (c, c->req->data.args[1], &ss, len) < 0)
-    len = 0;
-  addr = sv_sockaddr_json (&ss, len);
+  r = len ? sv_mem_read (c, c->req->data.args[1], &ss, (size_t) len) : 0;
+  if (r < 0)
+    {
+      sv_reply_error (c, r == -ENOENT ? EINTR : EFAULT);
+      sv_audit (c, "deny", EFAULT, NULL);
+      return;
+    }
+  addr = sv_sockaddr_json (&ss, (size_t) len);
   args = xasprintf ("{\"fd\":%d,\"addr\":%s}", (int) c->req->data.args[0], addr);
   sv_reply_continue (c);
   sv_audit (c, "allow", 0, args);
