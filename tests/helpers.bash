@@ -61,9 +61,23 @@ setup_probe() {
 
 teardown_root() {
   [ -n "${ROOT:-}" ] || return 0
-  local c
+  local c left
   for c in $(__agentrt list -q 2>/dev/null); do __agentrt delete --force "$c" || true; done
   rm -rf "$ROOT"
+  # Every test's containers must leave no cgroup behind: a leak fails the test (and is
+  # cleaned here, so the machine is left as it was).
+  left=$(cgroups_left)
+  if [ -n "$left" ]; then
+    echo "cgroups left behind: $left" >&2
+    rmdir $left 2>/dev/null || true
+    return 1
+  fi
+}
+
+# cgroups_left: cgroup directories of this test's containers (ids start with $CID).
+cgroups_left() {
+  [ -n "${CID:-}" ] || return 0
+  find /sys/fs/cgroup -maxdepth 6 -type d -name "$CID*" 2>/dev/null | sort -r | tr '\n' ' '
 }
 
 # state_dirs_left: what is under --root after a command; tests expect nothing.

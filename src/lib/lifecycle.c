@@ -459,6 +459,10 @@ spawn_in_cgroup (struct create_ctx *c, int dirfd, struct process_result *res, ar
   c->st->cgroup_dirs = xzalloc ((c->cg.n + 1) * sizeof (char *));
   for (size_t i = 0; i < c->cg.n; i++)
     c->st->cgroup_dirs[i] = xstrdup (c->cg.dirs[i]);
+  /* Recorded before anything runs in them: a create killed from here on leaves a state that
+     delete can clean up, cgroups included.  */
+  if (state_save (dirfd, c->st, err) < 0)
+    return -1;
   if (cgroup_self_save (&self, err) < 0)
     return -1;
   ret = cgroup_enter (&c->cg, 0, err) < 0 ? -1 : spawn (c, dirfd, res, err);
