@@ -111,6 +111,10 @@ vm_finished() {
   guest_test "update"
 }
 
+@test "cgroup v2 VM: the device program allows /dev/null, denies a block device made with mknod, and update replaces it" {
+  guest_test "devices"
+}
+
 @test "cgroup v2 VM: kill --all KILL kills every process of the container" {
   guest_test "kill all"
 }

@@ -185,6 +185,25 @@ load_resources (const char *file, struct spec_resources **r, ar_error_t *err)
   return spec_parse_resources (text, strcmp (file, "-") == 0 ? "stdin" : file, r, err);
 }
 
+/* v2: new device rules replace the cgroup's device program, so it is built again from them,
+   the defaults and linux.devices, which state.json does not hold: they are read from the
+   bundle's config.json, as at create.  (v1 appends the new rules to the kernel's list.)  */
+static int
+update_v2_devices (const struct state *s, const struct cgroup *cg, const struct spec_resources *r,
+                   ar_error_t *err)
+{
+  cleanup_spec struct spec *sp = NULL;
+
+  if (s->bundle == NULL || spec_load_bundle (s->bundle, &sp, err) < 0)
+    {
+      if (s->bundle == NULL)
+        ar_make_error (err, ENOENT, "container `%s` has no bundle", s->id);
+      return ar_error_wrap (err, "cgroup v2: update linux.resources.devices: the linux.devices "
+                                 "of the container");
+    }
+  return cgroup_allow_devices (cg, r, sp->linux_.devices, sp->linux_.n_devices, err);
+}
+
 int
 ar_container_update (const struct ar_globals *g, const char *id, const struct ar_update_opts *o,
                      ar_error_t *err)
@@ -206,6 +225,8 @@ ar_container_update (const struct ar_globals *g, const char *id, const struct ar
       return -1;
     }
   ret = cgroup_apply (&cg, r, err);
+  if (ret == 0 && r->n_devices > 0 && cg.layout == CGROUP_V2)
+    ret = update_v2_devices (s, &cg, r, err);
   cgroup_release (&cg);
   spec_resources_free (r);
   return ret;

@@ -454,7 +454,9 @@ spawn_in_cgroup (struct create_ctx *c, int dirfd, struct process_result *res, ar
   if (cgroup_create (&c->cg, &c->spec->linux_.resources, err) < 0)
     return -1;
   c->cg_made = true;
-  if (cgroup_allow_devices (&c->cg, c->spec->linux_.devices, c->spec->linux_.n_devices, err) < 0)
+  if (cgroup_allow_devices (&c->cg, &c->spec->linux_.resources, c->spec->linux_.devices,
+                            c->spec->linux_.n_devices, err)
+      < 0)
     return -1;
   c->st->cgroup_dirs = xzalloc ((c->cg.n + 1) * sizeof (char *));
   for (size_t i = 0; i < c->cg.n; i++)

@@ -8,7 +8,8 @@
 # host's bats tests do, and whatever it created is deleted after it, pass or fail.
 export PATH=/bin
 
-TESTS="layout memory_oom pids_fork_bomb cpu_quota pause_resume update kill_all ps cgroup_removed"
+TESTS="layout memory_oom pids_fork_bomb cpu_quota pause_resume update devices kill_all ps
+cgroup_removed"
 N=0
 
 # --- helpers ----------------------------------------------------------------------------------
@@ -205,6 +206,31 @@ t_update() {
   [ "$(cat "$cg/pids.max")" = 30 ] || fail "pids.max is $(cat "$cg/pids.max")" || return 1
   [ "$(cat "$cg/cpu.max")" = "20000 100000" ] || fail "cpu.max is $(cat "$cg/cpu.max")" || return 1
   [ "$(cat "$cg/memory.max")" = "$mem" ] || fail "memory.max changed to $(cat "$cg/memory.max")"
+}
+
+# The device program: with the default config (deny all, then the defaults) /dev/null works,
+# but a block device node the workload makes (mknod itself is allowed, with CAP_MKNOD) cannot
+# be opened: EPERM, where without a program the guest (it has no disk) would say ENXIO.  An
+# update that allows 8:0 for reading replaces the program: then the open reaches the driver.
+t_devices() {
+  bundle 'mknod /dev/blk b 8 0 || echo "mknod failed"
+echo hi >/dev/null && echo "null ok"
+cat /dev/blk >/dev/null 2>/tmp/blk.err && echo "blk opened" || echo "blk: $(cat /tmp/blk.err)"
+echo done
+exec sleep 1000' || return 1
+  sed -i 's/"CAP_KILL",/"CAP_KILL", "CAP_MKNOD",/' "$BUNDLE/config.json"
+  start || return 1
+  wait_until 300 file_has "$T/stdio.log" '^done' || fail "no result in 30 s: $(cat "$T/stdio.log")" || return 1
+  cat "$T/stdio.log"
+  ! grep -q 'mknod failed' "$T/stdio.log" || fail "mknod of a block device was refused" || return 1
+  grep -q '^null ok' "$T/stdio.log" || fail "/dev/null is not usable" || return 1
+  grep -q '^blk: .*Operation not permitted' "$T/stdio.log" || fail "the block device was not EPERM" || return 1
+  echo '{"devices": [{"allow": true, "type": "b", "major": 8, "minor": 0, "access": "r"}]}' >"$T/dev.json"
+  ar update --resources "$T/dev.json" "$CID" 2>"$T/update.err" || fail "update: $(cat "$T/update.err")" || return 1
+  ar exec "$CID" cat /dev/blk >/dev/null 2>"$T/exec.err"
+  echo "after update: $(cat "$T/exec.err")"
+  ! grep -q 'Operation not permitted' "$T/exec.err" || fail "still EPERM after the update" || return 1
+  ar exec "$CID" sh -c 'echo hi >/dev/null' || fail "/dev/null is not usable after the update"
 }
 
 # kill --all KILL: every process of the cgroup dies, not only init.

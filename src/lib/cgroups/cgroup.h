@@ -63,9 +63,11 @@ int cgroup_freeze (const struct cgroup *cg, bool freeze, ar_error_t *err);
 /* Remove every directory (processes must be gone; retried briefly while they are reaped).  */
 int cgroup_destroy (const struct cgroup *cg, ar_error_t *err);
 
-/* The devices every container may use, and linux.devices (v1 devices cgroup).  */
-int cgroup_allow_devices (const struct cgroup *cg, const struct spec_device *devs, size_t n,
-                          ar_error_t *err);
+/* The devices every container may use, and linux.devices: on v1 allowed after the rules of
+   linux.resources.devices (which cgroup_apply wrote); on v2 all three lists become the
+   cgroup's eBPF device program, which replaces any it had.  */
+int cgroup_allow_devices (const struct cgroup *cg, const struct spec_resources *r,
+                          const struct spec_device *devs, size_t n, ar_error_t *err);
 
 /* Apply linux.resources to existing directories (update).  */
 int cgroup_apply (const struct cgroup *cg, const struct spec_resources *r, ar_error_t *err);

@@ -1,11 +1,13 @@
-/* Shared by cgroup.c and resources.c.  */
+/* Shared by cgroup.c, resources.c and devices_bpf.c.  */
 #ifndef AGENTRT_CGROUP_INTERNAL_H
 #define AGENTRT_CGROUP_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "agentrt/error.h"
+#include "spec.h"
 
 /* Write `value` to DIR/FILE; the error names the file and the value.  */
 int cg_write (const char *dir, const char *file, const char *value, size_t len, ar_error_t *err);
@@ -17,5 +19,43 @@ void cg_cpuset_inherit (const char *dir);
 void cg_v2_delegate (const char *dir);
 /* v1 freezer: FROZEN or THAWED, waiting until the kernel says it is done.  */
 int cg_v1_freeze (const char *dir, bool freeze, ar_error_t *err);
+
+/* Device rules (devices_bpf.c), one form for both layouts.  */
+struct cg_dev_rule
+{
+  bool allow;
+  char type;            /* 'a' (every device, every access), 'c' or 'b' */
+  int64_t major, minor; /* -1: any */
+  unsigned access;      /* BPF_DEVCG_ACC_* bits: MKNOD 1, READ 2, WRITE 4 */
+};
+/* The devices every container may use, after its own rules.  */
+extern const struct cg_dev_rule cg_default_devices[];
+extern const size_t cg_n_default_devices;
+
+struct cg_dev_rule cg_dev_rule_from_spec (const struct spec_device_cgroup *d);
+/* As v1's devices.allow/devices.deny read it: "c 1:3 rwm", "b *:* m", "a".  */
+void cg_dev_rule_text (const struct cg_dev_rule *r, char *buf, size_t size);
+/* Every rule of a container, in order: linux.resources.devices, the defaults, then an allow
+   of each node in linux.devices (caller frees).  */
+struct cg_dev_rule *cg_dev_rules_collect (const struct spec_device_cgroup *rules, size_t n_rules,
+                                          const struct spec_device *devs, size_t n_devs, size_t *n);
+
+/* A BPF_PROG_TYPE_CGROUP_DEVICE program (struct bpf_insn is <linux/bpf.h>'s).  */
+struct bpf_insn;
+struct cg_dev_prog
+{
+  struct bpf_insn *insns;
+  size_t n, cap;
+};
+/* The program of `rules`: the last rule that matches decides, allow when none does.  */
+void cg_dev_prog_build (const struct cg_dev_rule *rules, size_t n, struct cg_dev_prog *p);
+void cg_dev_prog_release (struct cg_dev_prog *p);
+/* bpf(BPF_PROG_LOAD): the program's fd.  */
+int cg_dev_prog_load (const struct cg_dev_prog *p, ar_error_t *err);
+/* Make it the device program of cgroup directory `dir`, replacing any it had.  */
+int cg_dev_prog_attach (int progfd, const char *dir, ar_error_t *err);
+/* All of the above for a container's cgroup v2 directory.  */
+int cg_v2_devices (const char *dir, const struct spec_device_cgroup *rules, size_t n_rules,
+                   const struct spec_device *devs, size_t n_devs, ar_error_t *err);
 
 #endif

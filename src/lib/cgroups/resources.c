@@ -222,42 +222,36 @@ v1_devices (const struct cgroup *cg, const struct spec_resources *r, ar_error_t 
     return -1;
   for (size_t i = 0; i < r->n_devices; i++)
     {
-      const struct spec_device_cgroup *dv = &r->devices[i];
-      char maj[24] = "*", min[24] = "*", rule[80];
-      if (dv->major.set && dv->major.v >= 0)
-        snprintf (maj, sizeof maj, "%" PRId64, dv->major.v);
-      if (dv->minor.set && dv->minor.v >= 0)
-        snprintf (min, sizeof min, "%" PRId64, dv->minor.v);
-      if (dv->type == 'a')
-        snprintf (rule, sizeof rule, "a");
-      else
-        snprintf (rule, sizeof rule, "%c %s:%s %s", dv->type, maj, min,
-                  dv->access ? dv->access : "rwm");
-      if (cg_write (d, dv->allow ? "devices.allow" : "devices.deny", rule, strlen (rule), err) < 0)
+      struct cg_dev_rule dr = cg_dev_rule_from_spec (&r->devices[i]);
+      char rule[80];
+      cg_dev_rule_text (&dr, rule, sizeof rule);
+      if (cg_write (d, dr.allow ? "devices.allow" : "devices.deny", rule, strlen (rule), err) < 0)
         return -1;
     }
   return 0;
 }
 
-/* After the config's rules, the devices every container gets (runc's AllowedDevices: the
-   nodes agentrt makes in /dev, the pty multiplexer and its slaves, mknod of any node, which
-   only creates it) and those of linux.devices, as runc allows them.  */
-static const char *const default_devices[] = {
-  "c *:* m",   "b *:* m",   "c 1:3 rwm", "c 1:5 rwm", "c 1:7 rwm",   "c 1:8 rwm",
-  "c 1:9 rwm", "c 5:0 rwm", "c 5:1 rwm", "c 5:2 rwm", "c 136:* rwm", "c 10:200 rwm",
-};
-
+/* v1: after the config's rules (apply_v1), the devices every container gets and those of
+   linux.devices, as runc allows them.  v2 has no such files: one program holds all three
+   lists (devices_bpf.c).  */
 int
-cgroup_allow_devices (const struct cgroup *cg, const struct spec_device *devs, size_t n,
-                      ar_error_t *err)
+cgroup_allow_devices (const struct cgroup *cg, const struct spec_resources *r,
+                      const struct spec_device *devs, size_t n, ar_error_t *err)
 {
-  const char *d = cg->layout == CGROUP_V2 ? NULL : dir_with (cg, "devices.allow");
+  const char *d;
 
+  if (cg->layout == CGROUP_V2)
+    return cg_v2_devices (cg->unified, r->devices, r->n_devices, devs, n, err);
+  d = dir_with (cg, "devices.allow");
   if (d == NULL)
     return 0;
-  for (size_t i = 0; i < ARRAY_SIZE (default_devices); i++)
-    if (cg_write (d, "devices.allow", default_devices[i], strlen (default_devices[i]), err) < 0)
-      return -1;
+  for (size_t i = 0; i < cg_n_default_devices; i++)
+    {
+      char rule[80];
+      cg_dev_rule_text (&cg_default_devices[i], rule, sizeof rule);
+      if (cg_write (d, "devices.allow", rule, strlen (rule), err) < 0)
+        return -1;
+    }
   for (size_t i = 0; i < n; i++)
     if ((devs[i].type == 'c' || devs[i].type == 'b' || devs[i].type == 'u')
         && cg_printf (d, "devices.allow", err, "%c %" PRId64 ":%" PRId64 " rwm",
@@ -426,9 +420,7 @@ apply_v2 (const struct cgroup *cg, const struct spec_resources *r, ar_error_t *e
       || (r->has_block_io && v2_block_io (d, &r->block_io, err) < 0)
       || hugetlb (d, true, r, err) < 0 || unified (d, &r->unified, err) < 0)
     return -1;
-  if (r->n_devices > 0)
-    ar_debug ("cgroup v2: linux.resources.devices: the eBPF device program is not built; the "
-              "container has only the device nodes it was given");
+  /* linux.resources.devices: cgroup_allow_devices, with linux.devices.  */
   if (r->has_network || r->n_rdma)
     return ar_make_error (err, ENOTSUP,
                           "config.json: linux.resources.%s: not available on cgroup v2",
