@@ -29,6 +29,7 @@ struct ar_create_opts
   bool no_pivot, no_new_keyring, detach, keep;
   const char *platform;  /* --platform: seccomp, none (NULL: the annotation or seccomp) */
   const char *audit_log; /* --audit-log */
+  const char *net_allow; /* --net-allow: the egress allowlist */
 };
 
 int ar_container_create (const struct ar_globals *g, const char *id, const struct ar_create_opts *o,

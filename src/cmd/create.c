@@ -18,6 +18,7 @@ enum
   OPT_NO_SUBREAPER,
   OPT_PLATFORM,
   OPT_AUDIT_LOG,
+  OPT_NET_ALLOW,
 };
 
 static const struct argp_option create_options[] = {
@@ -32,6 +33,10 @@ static const struct argp_option create_options[] = {
     "seccomp (default: the supervisor) or none (no agentrt policy, as runc)", 0 },
   { "audit-log", OPT_AUDIT_LOG, "FILE", 0,
     "write the audit log to FILE (default ROOT/ID/audit.jsonl)", 0 },
+  { "net-allow", OPT_NET_ALLOW, "LIST", 0,
+    "only these TCP endpoints are reachable (host:port,ip:port,[v6]:port): a loopback-only "
+    "network namespace, connects brokered by the supervisor",
+    0 },
   { NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -73,6 +78,9 @@ parse_common (int key, char *arg, struct argp_state *state)
       break;
     case OPT_AUDIT_LOG:
       in->o.audit_log = arg;
+      break;
+    case OPT_NET_ALLOW:
+      in->o.net_allow = arg;
       break;
     default:
       return ARGP_ERR_UNKNOWN;

@@ -223,7 +223,7 @@ hand_over (int listener, pid_t pid, void *data, ar_error_t *err)
 static int
 prepare_exec_policy (struct exec_policy *ep, ar_error_t *err)
 {
-  struct sandbox_flags none = { NULL, NULL };
+  struct sandbox_flags none = { .policy_only = true };
   struct sandbox sb;
   struct policy p;
   int r;

@@ -212,16 +212,30 @@ prepare_policy (struct create_ctx *c, ar_error_t *err)
   return vfiles_limits_from_spec (c->spec, c->limits, err);
 }
 
+/* An allowlist needs the broker (the supervisor) and a loopback-only network namespace.  */
+static int
+prepare_egress (struct create_ctx *c, ar_error_t *err)
+{
+  if (c->sb.egress == NULL)
+    return 0;
+  if (c->sb.platform == PLATFORM_NONE)
+    return ar_make_error (err, EINVAL, "%s: needs the supervisor's broker, not --platform none",
+                          c->sb.egress_from);
+  return egress_prepare_spec (c->spec, c->sb.egress_from, err);
+}
+
 /* Everything create checks before it touches the machine.  */
 static int
 prepare_create (struct create_ctx *c, ar_error_t *err)
 {
-  struct sandbox_flags f = { c->o->platform, c->o->audit_log };
+  struct sandbox_flags f
+      = { .platform = c->o->platform, .audit_log = c->o->audit_log, .net_allow = c->o->net_allow };
 
   if (state_check_id (c->id, err) < 0 || resolve_bundle (c->o->bundle, &c->bundle, err) < 0
       || load_config (c, err) < 0 || check_rootfs (c, err) < 0 || check_process (c, err) < 0
       || check_unsupported (c->spec, err) < 0
-      || sandbox_resolve (&c->spec->annotations, &f, &c->sb, err) < 0 || prepare_policy (c, err) < 0
+      || sandbox_resolve (&c->spec->annotations, &f, &c->sb, err) < 0 || prepare_egress (c, err) < 0
+      || prepare_policy (c, err) < 0
       || cgroup_resolve (c->spec, c->id, c->systemd_cgroup, &c->cg, err) < 0)
     return -1;
   return namespaces_plan (c->spec, &c->ns, err);
@@ -381,6 +395,7 @@ spawn (struct create_ctx *c, int dirfd, struct process_result *res, ar_error_t *
   cleanup_strv char **env = NULL;
   cleanup_free char *vfiles = NULL;
   int vfile_fds[VF__N];
+  cleanup_close int hosts_fd = -1;
   int n_listen = listen_fds ();
   int ret;
   struct process_init_cfg cfg = { .spec = c->spec,
@@ -392,6 +407,13 @@ spawn (struct create_ctx *c, int dirfd, struct process_result *res, ar_error_t *
 
   for (int i = 0; i < FILTER__N; i++)
     cfg.filters[i] = c->progs[i].insns ? &c->progs[i] : NULL;
+  if (c->sb.egress && c->sb.egress->names)
+    {
+      hosts_fd = egress_open_hosts (dirfd, c->state_dir, c->sb.egress, err);
+      if (hosts_fd < 0)
+        return -1;
+      cfg.hosts_fd = &hosts_fd;
+    }
   if (c->limits)
     {
       vfiles = xasprintf ("%s/%s", c->state_dir, SUPERVISOR_VFILES_DIR);
@@ -430,6 +452,7 @@ start_supervisor (struct create_ctx *c, pid_t init, int listener, ar_error_t *er
                                .init_pid = init,
                                .own_pidns = c->ns.new_ns[SPEC_NS_PID],
                                .cgroup_dirs = c->st->cgroup_dirs,
+                               .egress = c->sb.egress,
                                .notify_fd = listener };
 
   if (supervisor_start (&sc, &c->sv_pid, err) < 0)

@@ -273,13 +273,15 @@ close_fds_except (unsigned from, int *keep, size_t n, ar_error_t *err)
 static int
 close_inherited (const struct process_init_cfg *c, int sock, ar_error_t *err)
 {
-  int keep[SPEC_NS_N + VF__N + 3];
+  int keep[SPEC_NS_N + VF__N + 4];
   size_t n = 0;
 
   keep[n++] = sock;
   keep[n++] = c->fifo_fd;
   for (size_t i = 0; c->vfile_fds && i < VF__N; i++)
     keep[n++] = c->vfile_fds[i];
+  if (c->hosts_fd)
+    keep[n++] = *c->hosts_fd;
   for (size_t i = 0; i < SPEC_NS_N; i++)
     if (c->ns->join_fd[i] >= 0)
       keep[n++] = c->ns->join_fd[i];
@@ -416,7 +418,8 @@ init_setup (const struct process_init_cfg *c, int sock, struct init_states *st, 
           .rootfs = c->rootfs,
           .userns = c->ns->new_ns[SPEC_NS_USER] || c->ns->join_fd[SPEC_NS_USER] >= 0,
           .no_pivot = c->no_pivot,
-          .vfile_fds = c->vfile_fds };
+          .vfile_fds = c->vfile_fds,
+          .hosts_fd = c->hosts_fd };
 
   /* runc's order: join, then (a late) new user namespace and its maps, then the rest.  */
   if ((!c->ns->late_userns && become_userns_root (c, sock, err) < 0)

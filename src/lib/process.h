@@ -37,6 +37,8 @@ struct process_init_cfg
   /* The supervisor's virtual /proc files to bind-mount (O_PATH, opened by the runtime: a new
      user namespace's root cannot reach the state directory), or NULL.  */
   const int *vfile_fds;
+  /* The egress allowlist's /etc/hosts, the same way (egress.h), or NULL.  */
+  const int *hosts_fd;
 };
 
 /* What a spawned init or exec'd process leaves with the runtime.  */

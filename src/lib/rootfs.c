@@ -379,6 +379,26 @@ bind_vfiles (const struct rootfs_ctx *c, int rootfd, ar_error_t *err)
   return 0;
 }
 
+/* The egress allowlist's names: without them the container could resolve nothing at all.  A
+   rootfs without /etc/hosts gets an empty one to mount on, as any bind mount's missing target
+   (runc does the same, read-only root or not).  */
+static int
+bind_hosts (const struct rootfs_ctx *c, int rootfd, ar_error_t *err)
+{
+  cleanup_close int fd = -1;
+
+  if (c->hosts_fd == NULL)
+    return 0;
+  fd = mounts_mkpath_in_root (rootfd, "/etc/hosts", MOUNTS_FILE, err);
+  if (fd < 0)
+    return ar_error_wrap (err, "the egress allowlist's /etc/hosts");
+  if (syscall (SYS_move_mount, *c->hosts_fd, "", fd, "",
+               MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH)
+      < 0)
+    return ar_make_error (err, errno, "mount the egress allowlist's hosts file on `/etc/hosts`");
+  return 0;
+}
+
 int
 rootfs_prepare (const struct rootfs_ctx *c, ar_error_t *err)
 {
@@ -397,7 +417,9 @@ rootfs_prepare (const struct rootfs_ctx *c, ar_error_t *err)
   if (p.devfd >= 0
       && (make_devices (c, p.devfd, err) < 0 || make_dev_links (p.devfd, p.proc, err) < 0))
     return -1;
-  return bind_vfiles (c, p.rootfd, err);
+  if (bind_vfiles (c, p.rootfd, err) < 0)
+    return -1;
+  return bind_hosts (c, p.rootfd, err);
 }
 
 /* pivot_root and after.  */

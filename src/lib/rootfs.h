@@ -20,6 +20,7 @@ struct rootfs_ctx
   bool userns;          /* init is in a new user namespace: bind-mount devices instead of mknod */
   bool no_pivot;        /* --no-pivot: MS_MOVE + chroot instead of pivot_root */
   const int *vfile_fds; /* O_PATH fds of the supervisor's virtual files (vfiles.h), or NULL */
+  const int *hosts_fd;  /* the egress allowlist's /etc/hosts (egress.h), or NULL */
 };
 
 /* Everything before pivot_root: root propagation (MS_REC|MS_SLAVE, or linux.rootfsPropagation),
@@ -29,7 +30,8 @@ struct rootfs_ctx
    (mknod, or under a user namespace a bind of the host's node onto an empty file), and the
    links ptmx fd stdin stdout stderr (and core when /proc is mounted); last, with vfile_fds,
    each virtual file bind-mounted read-only over its target where the target exists (a config
-   without /proc or /sys has none to cover).  */
+   without /proc or /sys has none to cover); with hosts_fd, /etc/hosts likewise (created empty
+   first when the rootfs has none, as a bind mount's target would be).  */
 int rootfs_prepare (const struct rootfs_ctx *c, ar_error_t *err);
 
 /* pivot_root into the rootfs, the old root lazily unmounted (or MS_MOVE + chroot with

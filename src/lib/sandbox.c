@@ -100,6 +100,20 @@ resolve_ptrace (const char *v, bool *out, ar_error_t *err)
   return 0;
 }
 
+static int
+resolve_net_allow (const char *flag, const char *annotation, struct sandbox *out, ar_error_t *err)
+{
+  out->egress_from = flag ? "--net-allow" : "annotation io.agentrt.net.allow";
+  out->egress = xzalloc (sizeof *out->egress);
+  if (egress_parse (flag ? flag : annotation, out->egress_from, out->egress, err) < 0)
+    {
+      free (out->egress);
+      out->egress = NULL;
+      return -1;
+    }
+  return 0;
+}
+
 int
 sandbox_resolve (const struct spec_map *a, const struct sandbox_flags *f, struct sandbox *out,
                  ar_error_t *err)
@@ -108,6 +122,7 @@ sandbox_resolve (const struct spec_map *a, const struct sandbox_flags *f, struct
   const char *audit = sandbox_annotation (a, "io.agentrt.audit");
   const char *release = sandbox_annotation (a, "io.agentrt.uname.release");
   const char *ptrace = sandbox_annotation (a, "io.agentrt.policy.ptrace");
+  const char *net_allow = sandbox_annotation (a, "io.agentrt.net.allow");
 
   memset (out, 0, sizeof *out);
   if (f->platform || platform)
@@ -130,6 +145,9 @@ sandbox_resolve (const struct spec_map *a, const struct sandbox_flags *f, struct
     return -1;
   if (ptrace && resolve_ptrace (ptrace, &out->popts.allow_ptrace, err) < 0)
     return -1;
+  if (!f->policy_only && (f->net_allow || net_allow)
+      && resolve_net_allow (f->net_allow, net_allow, out, err) < 0)
+    return -1;
   return 0;
 }
 
@@ -139,4 +157,8 @@ sandbox_release (struct sandbox *sb)
   free (sb->audit_path);
   free (sb->uname_release);
   sb->audit_path = sb->uname_release = NULL;
+  if (sb->egress)
+    egress_release (sb->egress);
+  free (sb->egress);
+  sb->egress = NULL;
 }

@@ -5,11 +5,14 @@
      io.agentrt.platform        --platform     seccomp (default) | none | ptrace (not built)
      io.agentrt.audit           --audit-log    where the audit log goes (default
    ROOT/ID/audit.jsonl) io.agentrt.uname.release   -              the kernel release uname reports
-     io.agentrt.policy.ptrace   -              allow | deny (default): ptrace for debugging  */
+     io.agentrt.policy.ptrace   -              allow | deny (default): ptrace for debugging
+     io.agentrt.net.allow       --net-allow    TCP endpoints the egress broker connects to
+                                               (egress.h); implies a loopback-only netns  */
 #ifndef AGENTRT_SANDBOX_H
 #define AGENTRT_SANDBOX_H
 
 #include "agentrt/error.h"
+#include "egress.h"
 #include "policy/policy.h"
 #include "spec.h"
 
@@ -24,6 +27,8 @@ struct sandbox_flags
 {
   const char *platform;  /* --platform, or NULL */
   const char *audit_log; /* --audit-log, or NULL */
+  const char *net_allow; /* --net-allow, or NULL */
+  bool policy_only;      /* exec: what the filter needs; the allowlist is not resolved again */
 };
 
 struct sandbox
@@ -32,6 +37,8 @@ struct sandbox
   char *audit_path; /* absolute, or NULL for the default */
   char *uname_release;
   struct policy_opts popts;
+  struct egress_list *egress; /* the allowlist, or NULL: no broker */
+  const char *egress_from;    /* "--net-allow" or the annotation, for errors */
 };
 
 /* From the annotations of config.json (or of state.json, for exec) and the flags.  */

@@ -148,7 +148,7 @@ sv_audit (struct sv_call *c, const char *verdict, int err, const char *args_json
 {
   struct ar_json *j = ar_json_new (NULL);
   const struct sc_entry *e = c->entry;
-  int sev = e ? e->severity : SEV_WARN;
+  int sev = c->severity != SEV_NONE ? c->severity : e ? e->severity : SEV_WARN;
   cleanup_free char *line = NULL;
   char comm[32];
   size_t len;
@@ -171,7 +171,7 @@ sv_audit (struct sv_call *c, const char *verdict, int err, const char *args_json
   ar_json_kstr (j, "verdict", verdict);
   if (err)
     ar_json_kstr (j, "errno", strerrorname_np (err));
-  ar_json_kstr (j, "rule", e && e->rule ? e->rule : "unknown-syscall");
+  ar_json_kstr (j, "rule", c->rule ? c->rule : e && e->rule ? e->rule : "unknown-syscall");
   ar_json_kstr (j, "severity", policy_severity_name (sev == SEV_NONE ? SEV_INFO : sev));
   ar_json_obj_close (j);
   line = ar_json_finish (j, &len);

@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include "agentrt/error.h"
+#include "egress.h"
 #include "policy/policy.h"
 #include "supervisor/vfiles.h"
 
@@ -37,8 +38,9 @@ struct supervisor_cfg
   const struct vfiles_limits *limits;
   pid_t init_pid;
   bool own_pidns; /* the container made its pid namespace: killing the init kills it all */
-  char *const *cgroup_dirs; /* the container's cgroups: failing closed kills all of them */
-  int notify_fd;            /* the init's listener; the supervisor gets its own copy */
+  char *const *cgroup_dirs;         /* the container's cgroups: failing closed kills all of them */
+  const struct egress_list *egress; /* the allowlist the broker serves, or NULL */
+  int notify_fd;                    /* the init's listener; the supervisor gets its own copy */
 };
 
 /* Fork the supervisor and wait until it serves (its control socket exists); *pid is the

@@ -5,6 +5,7 @@
 
 #include <linux/seccomp.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -31,6 +32,15 @@ struct sv
   unsigned long suppressed; /* records dropped by the limit since the last summary */
   int nr_cpu_ids;           /* the host's, for sched_getaffinity's size rule */
   size_t cpumask_bytes;     /* what the kernel's sched_getaffinity returns for a large buffer */
+  const struct egress_list *egress; /* NULL: connect is audited, then done by the kernel */
+  /* Egress (handlers/egress.c).  Known gap: an AF_UNIX connect is continued after its socket
+     was checked; a thread that swaps the fd for a connected socket of the host's namespace in
+     between, and rewrites the address to AF_UNSPEC, disconnects that socket; the same race
+     again could then connect it anywhere.  Closing it means doing AF_UNIX connects in the
+     supervisor on the checked socket, from a helper in the container's mount namespace.  */
+  uint64_t host_netns;      /* netns cookies: ours (the caller's, with a route)… */
+  uint64_t container_netns; /* …and the container's (loopback only) */
+  atomic_uint brokers;      /* connects in progress in threads of their own */
 };
 
 /* One notification from the kernel and the answer being built.  */
@@ -42,6 +52,9 @@ struct sv_call
   struct seccomp_notif_resp *resp;
   const struct sc_entry *entry; /* NULL: a number the table does not name */
   const char *name;             /* the syscall's name, "syscall_N" if unknown */
+  const char *rule;             /* the audit record's rule and severity when not the entry's */
+  int severity;                 /* enum sc_severity; SEV_NONE: the entry's */
+  bool deferred;                /* a thread of its own answers (the broker): serve does not */
 };
 
 /* Answers.  */
@@ -79,6 +92,11 @@ void sv_handle_affinity (struct sv_call *c);
 void sv_handle_exec (struct sv_call *c);
 void sv_handle_connect (struct sv_call *c);
 void sv_handle_bind (struct sv_call *c);
+
+/* The egress broker (handlers/egress.c): connect when an allowlist is set.  */
+void sv_egress_connect (struct sv_call *c, const void *addr, size_t len, const char *args_json);
+/* At setup, before the supervisor confines itself: the two netns cookies.  */
+int sv_egress_setup (struct sv *sv, int init_pidfd, ar_error_t *err);
 
 /* Decode a sockaddr read from the caller into a JSON object text (malloc'd).  */
 char *sv_sockaddr_json (const void *sa, size_t len);

@@ -82,10 +82,10 @@ static const sv_handler_fn handlers[SH__N] = {
 
 /* A call that reaches us although its entry says allow means the filter and the table
    disagree: refused (fail closed), as SH_NONE maps to the deny handler.  */
-static void
+static bool
 dispatch (int fd, const struct seccomp_notif *req, struct seccomp_notif_resp *resp)
 {
-  struct sv_call c = { &the_sv, fd, req, resp, NULL, NULL };
+  struct sv_call c = { .sv = &the_sv, .notify_fd = fd, .req = req, .resp = resp };
   char name[32];
   sv_handler_fn h;
 
@@ -102,6 +102,7 @@ dispatch (int fd, const struct seccomp_notif *req, struct seccomp_notif_resp *re
     }
   h = handlers[c.entry ? c.entry->handler : SH_UNKNOWN];
   h (&c);
+  return !c.deferred;
 }
 
 static void *
@@ -120,7 +121,8 @@ serve (void *arg)
             continue;
           break;
         }
-      dispatch (f->fd, &req, &resp);
+      if (!dispatch (f->fd, &req, &resp))
+        continue; /* a thread of its own answers */
       /* ENOENT: the caller was interrupted by a signal meanwhile; the kernel restarts or fails
          its call, and our answer is moot.  */
       if (ioctl (f->fd, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0 && errno != ENOENT)
@@ -336,6 +338,7 @@ setup (const struct supervisor_cfg *c, int init_pidfd, int *ctl, int *sfd, int *
   the_sv.audit_arch = native_audit_arch ();
   the_sv.nr_cpu_ids = host_nr_cpu_ids ();
   the_sv.cpumask_bytes = host_cpumask_bytes ();
+  the_sv.egress = c->egress;
   pthread_mutex_init (&the_sv.audit_lock, NULL);
   sigemptyset (&set);
   sigaddset (&set, SIGTERM);
@@ -351,6 +354,7 @@ setup (const struct supervisor_cfg *c, int init_pidfd, int *ctl, int *sfd, int *
     return ar_make_error (err, errno, "supervisor: event fds");
   if (open_outputs (c, err) < 0
       || policy_init (&the_sv.policy, policy_native_table (), &c->popts, err) < 0
+      || (c->egress && sv_egress_setup (&the_sv, init_pidfd, err) < 0)
       || join_container (init_pidfd, c->init_pid, err) < 0)
     return -1;
   *ctl = control_listen (the_sv.state_dirfd, err);

@@ -1,6 +1,6 @@
 /* connect and bind: audited with the address, then done by the kernel, which confines them to
    the container's network namespace (loopback only unless the config gives it a network).  The
-   egress broker takes connect over here when an allowlist is set.  */
+   egress broker (egress.c) takes connect over here when an allowlist is set.  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -71,7 +71,7 @@ sv_sockaddr_json (const void *sa, size_t len)
    sockaddr_storage; an address the supervisor cannot read is one the kernel could not either,
    so the call fails as the kernel would fail it, rather than going on unaudited.  */
 static void
-audit_address (struct sv_call *c)
+audit_address (struct sv_call *c, bool connect_call)
 {
   struct sockaddr_storage ss;
   int32_t len = (int32_t) (uint32_t) c->req->data.args[2];
@@ -94,6 +94,12 @@ audit_address (struct sv_call *c)
     }
   addr = sv_sockaddr_json (&ss, (size_t) len);
   args = xasprintf ("{\"fd\":%d,\"addr\":%s}", (int) c->req->data.args[0], addr);
+  /* Brokered: the broker acts on this copy of the address, never on the workload's memory.  */
+  if (c->sv->egress && connect_call)
+    {
+      sv_egress_connect (c, &ss, (size_t) len, args);
+      return;
+    }
   sv_reply_continue (c);
   sv_audit (c, "allow", 0, args);
 }
@@ -101,11 +107,11 @@ audit_address (struct sv_call *c)
 void
 sv_handle_connect (struct sv_call *c)
 {
-  audit_address (c);
+  audit_address (c, true);
 }
 
 void
 sv_handle_bind (struct sv_call *c)
 {
-  audit_address (c);
+  audit_address (c, false);
 }

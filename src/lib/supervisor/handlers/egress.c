@@ -1,0 +1,543 @@
+/* The egress broker (DESIGN.md principle 2).  With an allowlist, the container's network
+   namespace has loopback only, and every INET connect is done by the supervisor, on the copy of
+   the address it read once and checked, never CONTINUEd (the workload could rewrite the address,
+   or swap the fd, after the check):
+
+     allowlisted, a TCP stream socket  the supervisor makes its own socket here, in its network
+                                       namespace (the caller's, which has a route), with the
+                                       options the workload set on its socket, connects it, and
+                                       puts it in place of the workload's fd (ADDFD with SETFD:
+                                       connect returns 0 or EINPROGRESS, not an fd, so not SEND)
+     loopback, not allowlisted         the container's own loopback: connected on the workload's
+                                       socket itself (pidfd_getfd), which lives in the container's
+                                       namespace, so the kernel routes it there
+     anything else                     refused: ECONNREFUSED for an allowlisted address on
+                                       another port, ENETUNREACH otherwise, as the loopback-only
+                                       namespace would answer
+
+   A socket that is not in the container's namespace (a brokered one whose connect failed) is
+   never connected for anything but an allowlisted endpoint.  Blocking connects run in a thread
+   of their own, so a slow endpoint never holds up the container's other calls.  */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "supervisor/sv.h"
+#include "utils.h"
+
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71
+#endif
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+
+/* Threads connecting at once; past it a connect fails with EAGAIN (a workload opening hundreds
+   of blocking connects to a black hole must not make hundreds of threads).  */
+#define BROKERS_MAX 64
+#define BROKER_STACK (128 * 1024)
+
+static uint64_t
+netns_cookie (int sock)
+{
+  uint64_t cookie = 0;
+  socklen_t len = sizeof cookie;
+
+  if (getsockopt (sock, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len) < 0)
+    return 0;
+  return cookie;
+}
+
+static int
+probe_cookie (uint64_t *out, ar_error_t *err)
+{
+  cleanup_close int s = socket (AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+  if (s < 0)
+    return ar_make_error (err, errno, "supervisor: egress: socket");
+  *out = netns_cookie (s);
+  if (*out == 0)
+    return ar_make_error (err, errno, "supervisor: egress: SO_NETNS_COOKIE");
+  return 0;
+}
+
+int
+sv_egress_setup (struct sv *sv, int init_pidfd, ar_error_t *err)
+{
+  cleanup_close int self = open ("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+
+  if (self < 0)
+    return ar_make_error (err, errno, "supervisor: open /proc/self/ns/net");
+  if (probe_cookie (&sv->host_netns, err) < 0)
+    return -1;
+  if (setns (init_pidfd, CLONE_NEWNET) < 0)
+    return ar_make_error (err, errno, "supervisor: join the container's network namespace");
+  if (probe_cookie (&sv->container_netns, err) < 0)
+    return -1;
+  /* Back to ours: the broker's sockets need its route.  */
+  if (setns (self, CLONE_NEWNET) < 0)
+    return ar_make_error (err, errno, "supervisor: return to the caller's network namespace");
+  if (sv->host_netns == sv->container_netns)
+    return ar_make_error (err, EINVAL, "supervisor: egress: the container shares our network");
+  return 0;
+}
+
+/* One connect being done for the workload.  */
+struct job
+{
+  struct sv *sv;
+  int notify_fd; /* ours (a dup, in a thread): the worker may close its own meanwhile */
+  struct seccomp_notif req;
+  struct seccomp_notif_resp resp;
+  const struct sc_entry *entry;
+  const char *name;
+  const char *rule;
+  int target;              /* the workload's fd number */
+  int sock;                /* the socket connected: ours (replace) or the workload's own */
+  bool replace;            /* sock is ours: it takes the place of the workload's fd */
+  bool cloexec;            /* the workload's fd is close-on-exec */
+  bool nonblock;           /* the workload's socket is O_NONBLOCK: ours gets it once connected */
+  struct timeval sndtimeo; /* the workload's SO_SNDTIMEO, put back once connected */
+  struct sockaddr_storage addr;
+  socklen_t len;
+  char *args;
+};
+
+static void
+job_free (struct job *j)
+{
+  if (j->sock >= 0)
+    close (j->sock);
+  free (j->args);
+  free (j);
+}
+
+static void
+job_audit (struct job *j, const char *verdict, int err)
+{
+  struct sv_call c = { .sv = j->sv,
+                       .notify_fd = j->notify_fd,
+                       .req = &j->req,
+                       .resp = &j->resp,
+                       .entry = j->entry,
+                       .name = j->name,
+                       .rule = j->rule };
+  sv_audit (&c, verdict, err, j->args);
+}
+
+/* The workload's fd, through pidfd_getfd (the worker has CAP_SYS_PTRACE); -errno on failure,
+   -ENOENT when the notification has gone (the pid may have been reused since).  */
+static int
+workload_fd (const struct sv_call *c, int fd)
+{
+  int pidfd = (int) syscall (SYS_pidfd_open, (pid_t) c->req->pid, PIDFD_THREAD);
+  int got, e;
+
+  if (pidfd < 0 && errno == EINVAL)
+    pidfd = (int) syscall (SYS_pidfd_open, (pid_t) c->req->pid, 0);
+  if (pidfd < 0)
+    return errno == ESRCH ? -ENOENT : -errno;
+  if (!sv_id_valid (c))
+    {
+      close (pidfd);
+      return -ENOENT;
+    }
+  got = (int) syscall (SYS_pidfd_getfd, pidfd, fd, 0);
+  e = errno;
+  close (pidfd);
+  return got < 0 ? -e : got;
+}
+
+static bool
+fd_cloexec (pid_t pid, int fd)
+{
+  char path[64];
+  cleanup_free char *text = NULL;
+  const char *flags;
+
+  snprintf (path, sizeof path, "/proc/%d/fdinfo/%d", (int) pid, fd);
+  if (ar_read_file (path, 4096, &text, NULL, NULL) < 0)
+    return false;
+  flags = strstr (text, "flags:");
+  return flags && (strtoul (flags + 6, NULL, 8) & O_CLOEXEC);
+}
+
+static int
+sockopt_int (int s, int level, int name)
+{
+  int v = -1;
+  socklen_t len = sizeof v;
+  return getsockopt (s, level, name, &v, &len) < 0 ? -1 : v;
+}
+
+/* The options a workload sets before connect that change the connection.  Each one is copied
+   only where it differs from what our fresh socket has (so buffer sizes the workload did not set
+   keep their autotuning).  Never copied: SO_BINDTODEVICE and SO_MARK (routing on the host),
+   TCP_FASTOPEN*, TCP_REPAIR.  */
+static const struct
+{
+  int level, name;
+  bool halve; /* the kernel doubles what is set and reports the doubled value */
+} copied[] = {
+  { SOL_SOCKET, SO_KEEPALIVE, false },
+  { SOL_SOCKET, SO_RCVBUF, true },
+  { SOL_SOCKET, SO_SNDBUF, true },
+  { SOL_SOCKET, SO_RCVTIMEO, false },
+  { SOL_SOCKET, SO_SNDTIMEO, false },
+  { SOL_SOCKET, SO_LINGER, false },
+  { SOL_SOCKET, SO_OOBINLINE, false },
+  { SOL_SOCKET, SO_REUSEADDR, false },
+  { SOL_SOCKET, SO_PRIORITY, false },
+  { SOL_SOCKET, SO_RCVLOWAT, false },
+  { IPPROTO_TCP, TCP_NODELAY, false },
+  { IPPROTO_TCP, TCP_KEEPIDLE, false },
+  { IPPROTO_TCP, TCP_KEEPINTVL, false },
+  { IPPROTO_TCP, TCP_KEEPCNT, false },
+  { IPPROTO_TCP, TCP_USER_TIMEOUT, false },
+  { IPPROTO_TCP, TCP_SYNCNT, false },
+  { IPPROTO_TCP, TCP_MAXSEG, false },
+  { IPPROTO_TCP, TCP_NOTSENT_LOWAT, false },
+  { IPPROTO_TCP, TCP_WINDOW_CLAMP, false },
+  { IPPROTO_TCP, TCP_CORK, false },
+  { IPPROTO_IP, IP_TOS, false },
+  { IPPROTO_IP, IP_TTL, false },
+  { IPPROTO_IPV6, IPV6_V6ONLY, false },
+  { IPPROTO_IPV6, IPV6_TCLASS, false },
+  { IPPROTO_IPV6, IPV6_UNICAST_HOPS, false },
+};
+
+static void
+copy_options (int from, int to, int domain)
+{
+  for (size_t i = 0; i < ARRAY_SIZE (copied); i++)
+    {
+      unsigned char a[64], b[64];
+      socklen_t la = sizeof a, lb = sizeof b;
+
+      if ((copied[i].level == IPPROTO_IPV6 && domain != AF_INET6)
+          || (copied[i].level == IPPROTO_IP && domain != AF_INET))
+        continue;
+      if (getsockopt (from, copied[i].level, copied[i].name, a, &la) < 0
+          || getsockopt (to, copied[i].level, copied[i].name, b, &lb) < 0)
+        continue;
+      if (la == lb && memcmp (a, b, la) == 0)
+        continue;
+      if (copied[i].halve && la == sizeof (int))
+        {
+          int v;
+          memcpy (&v, a, sizeof v);
+          v /= 2;
+          memcpy (a, &v, sizeof v);
+        }
+      if (setsockopt (to, copied[i].level, copied[i].name, a, la) < 0)
+        ar_debug ("supervisor: egress: copy socket option %d/%d: %s", copied[i].level,
+                  copied[i].name, strerror (errno));
+    }
+}
+
+/* Our socket for an allowlisted endpoint: the workload's domain, TCP and its options.  It is
+   connected blocking, on a thread of its own, and only a connected one is handed over: the
+   workload must never hold an unconnected socket of the host's namespace, which the kernel
+   would let it connect anywhere (sendto with MSG_FASTOPEN) or listen on.  A non-blocking
+   caller therefore sees its connect complete at once (0, which a non-blocking connect may
+   return) or fail, after at most BROKER_NONBLOCK_WAIT.  */
+#define BROKER_NONBLOCK_WAIT 10
+
+static int
+broker_socket (int wfd, int domain)
+{
+  int s = socket (domain, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP);
+
+  if (s < 0)
+    return -errno;
+  copy_options (wfd, s, domain);
+  return s;
+}
+
+static void
+prepare_nonblock (struct job *j)
+{
+  struct timeval wait = { BROKER_NONBLOCK_WAIT, 0 };
+  socklen_t l = sizeof j->sndtimeo;
+
+  if (getsockopt (j->sock, SOL_SOCKET, SO_SNDTIMEO, &j->sndtimeo, &l) < 0)
+    memset (&j->sndtimeo, 0, sizeof j->sndtimeo);
+  (void) setsockopt (j->sock, SOL_SOCKET, SO_SNDTIMEO, &wait, sizeof wait);
+}
+
+/* O_NONBLOCK is the file's, shared once handed over: set on ours as the workload had it.  */
+static int
+finish_nonblock (struct job *j)
+{
+  (void) setsockopt (j->sock, SOL_SOCKET, SO_SNDTIMEO, &j->sndtimeo, sizeof j->sndtimeo);
+  return fcntl (j->sock, F_SETFL, O_NONBLOCK) < 0 ? errno : 0;
+}
+
+static int
+install (struct job *j)
+{
+  struct seccomp_notif_addfd a = { .id = j->req.id,
+                                   .flags = SECCOMP_ADDFD_FLAG_SETFD,
+                                   .srcfd = (unsigned) j->sock,
+                                   .newfd = (unsigned) j->target,
+                                   .newfd_flags = j->cloexec ? O_CLOEXEC : 0 };
+
+  return ioctl (j->notify_fd, SECCOMP_IOCTL_NOTIF_ADDFD, &a) < 0 ? -errno : 0;
+}
+
+/* Connect, then (for ours) hand the socket over; the answer goes into j->resp.  A failed
+   blocking connect leaves the workload its own socket: a socket of ours that failed could be
+   reconnected by the kernel from our namespace (sendto with MSG_FASTOPEN).  */
+static void
+run_job (struct job *j)
+{
+  int r, e;
+
+  if (j->replace && j->nonblock)
+    prepare_nonblock (j);
+  r = connect (j->sock, (struct sockaddr *) &j->addr, j->len) < 0 ? errno : 0;
+  if (j->replace && j->nonblock && r == EINPROGRESS)
+    r = ETIMEDOUT; /* SO_SNDTIMEO ran out: not connected, not handed over */
+  if (j->replace && j->nonblock && r == 0)
+    r = finish_nonblock (j);
+  j->resp.id = j->req.id;
+  if (j->replace && r == 0)
+    {
+      e = install (j);
+      if (e < 0)
+        r = e == -ENOENT ? EINTR : -e;
+    }
+  j->resp.error = -r;
+  j->resp.val = 0;
+  j->resp.flags = 0;
+  /* Allowed by the list either way; errno says when the endpoint refused.  */
+  job_audit (j, "allow", r == EINPROGRESS ? 0 : r);
+}
+
+static void *
+job_thread (void *arg)
+{
+  struct job *j = arg;
+
+  run_job (j);
+  if (ioctl (j->notify_fd, SECCOMP_IOCTL_NOTIF_SEND, &j->resp) < 0 && errno != ENOENT)
+    ar_debug ("supervisor: egress: answer notification: %s", strerror (errno));
+  atomic_fetch_sub (&j->sv->brokers, 1);
+  close (j->notify_fd);
+  job_free (j);
+  return NULL;
+}
+
+/* A blocking connect: a thread of its own answers.  false: none could be started.  */
+static bool
+defer (struct sv_call *c, struct job *j)
+{
+  pthread_attr_t attr;
+  pthread_t t;
+  int r;
+
+  if (atomic_fetch_add (&c->sv->brokers, 1) >= BROKERS_MAX)
+    {
+      atomic_fetch_sub (&c->sv->brokers, 1);
+      return false;
+    }
+  j->notify_fd = fcntl (c->notify_fd, F_DUPFD_CLOEXEC, 0);
+  if (j->notify_fd < 0)
+    {
+      atomic_fetch_sub (&c->sv->brokers, 1);
+      return false;
+    }
+  pthread_attr_init (&attr);
+  pthread_attr_setstacksize (&attr, BROKER_STACK);
+  pthread_attr_setdetachstate (&attr, PTHREAD_CREATE_DETACHED);
+  r = pthread_create (&t, &attr, job_thread, j);
+  pthread_attr_destroy (&attr);
+  if (r != 0)
+    {
+      close (j->notify_fd);
+      atomic_fetch_sub (&c->sv->brokers, 1);
+      return false;
+    }
+  c->deferred = true;
+  return true;
+}
+
+static void
+deny (struct sv_call *c, int err, const char *rule, const char *args)
+{
+  c->rule = rule;
+  c->severity = SEV_WARN;
+  sv_reply_error (c, err);
+  sv_audit (c, "deny", err, args);
+}
+
+/* Is some rule for this address, on another port?  Then the port is refused, as a host that
+   is up refuses a closed port.  */
+static bool
+address_listed (const struct egress_list *l, const struct sockaddr_storage *ss, size_t len)
+{
+  struct sockaddr_storage probe = *ss;
+
+  for (size_t i = 0; i < l->n; i++)
+    {
+      if (probe.ss_family == AF_INET)
+        ((struct sockaddr_in *) &probe)->sin_port = htons (l->rules[i].port);
+      else
+        ((struct sockaddr_in6 *) &probe)->sin6_port = htons (l->rules[i].port);
+      if (egress_match (l, (struct sockaddr *) &probe, len))
+        return true;
+    }
+  return false;
+}
+
+struct sock_info
+{
+  int domain, type, protocol;
+  bool nonblock;
+  uint64_t netns;
+};
+
+static int
+sock_info (int fd, struct sock_info *si)
+{
+  int fl = fcntl (fd, F_GETFL);
+
+  si->domain = sockopt_int (fd, SOL_SOCKET, SO_DOMAIN);
+  if (si->domain < 0)
+    return -errno;
+  si->type = sockopt_int (fd, SOL_SOCKET, SO_TYPE);
+  si->protocol = sockopt_int (fd, SOL_SOCKET, SO_PROTOCOL);
+  si->nonblock = fl >= 0 && (fl & O_NONBLOCK);
+  si->netns = netns_cookie (fd);
+  return 0;
+}
+
+/* What is done with this connect: the rule of its audit record, or NULL when refused (*deny_err
+   then says how).  */
+static const char *
+decide (struct sv_call *c, const struct sockaddr_storage *ss, size_t len,
+        const struct sock_info *si, bool *broker, int *deny_err)
+{
+  const struct egress_list *l = c->sv->egress;
+  bool inet = ss->ss_family == AF_INET || ss->ss_family == AF_INET6;
+  bool ours_ns = si->netns == c->sv->container_netns;
+
+  *broker = false;
+  if (inet && egress_match (l, (const struct sockaddr *) ss, len)
+      && (si->domain == AF_INET || si->domain == AF_INET6) && si->type == SOCK_STREAM
+      && (si->protocol == IPPROTO_TCP || si->protocol == 0))
+    {
+      *broker = true;
+      return "egress-allow";
+    }
+  if (!ours_ns)
+    {
+      /* Only a brokered socket lives elsewhere: it is never reconnected but to the list.  */
+      *deny_err = ECONNREFUSED;
+      return NULL;
+    }
+  if (!inet || egress_is_loopback ((const struct sockaddr *) ss, len))
+    return "egress-local";
+  *deny_err = address_listed (l, ss, len) ? ECONNREFUSED : ENETUNREACH;
+  return NULL;
+}
+
+void
+sv_egress_connect (struct sv_call *c, const void *addr, size_t len, const char *args_json)
+{
+  const struct sockaddr_storage *ss = addr;
+  struct sock_info si = { 0 };
+  struct job *j;
+  const char *rule;
+  bool broker;
+  int deny_err = 0, wfd, r;
+
+  wfd = workload_fd (c, (int) c->req->data.args[0]);
+  if (wfd < 0)
+    {
+      sv_reply_error (c, wfd == -ENOENT ? EINTR : wfd == -EBADF ? EBADF : -wfd);
+      return;
+    }
+  r = sock_info (wfd, &si);
+  if (r < 0)
+    {
+      close (wfd);
+      sv_reply_error (c, -r); /* ENOTSOCK */
+      return;
+    }
+  /* AF_UNIX paths resolve in the container's mount namespace, which only the kernel, in the
+     caller, can do: continued, but only for a unix socket of the container's (a TCP socket
+     of ours, given a unix address now and AF_UNSPEC by a racing thread, would be
+     disconnected).  What remains: the fd swapped for another between this check and the
+     kernel's own look-up; see the note in sv.h.  */
+  if (len >= sizeof ss->ss_family && ss->ss_family == AF_UNIX)
+    {
+      close (wfd);
+      if (si.domain != AF_UNIX || si.netns != c->sv->container_netns)
+        {
+          sv_reply_error (c, EAFNOSUPPORT);
+          return;
+        }
+      sv_reply_continue (c);
+      sv_audit (c, "allow", 0, args_json);
+      return;
+    }
+  rule = decide (c, ss, len, &si, &broker, &deny_err);
+  if (rule == NULL)
+    {
+      close (wfd);
+      deny (c, deny_err, "egress-deny", args_json);
+      return;
+    }
+  j = xzalloc (sizeof *j);
+  j->sv = c->sv;
+  j->notify_fd = c->notify_fd;
+  j->req = *c->req;
+  j->entry = c->entry;
+  j->name = c->name;
+  j->rule = rule;
+  j->target = (int) c->req->data.args[0];
+  j->replace = broker;
+  j->cloexec = broker && fd_cloexec ((pid_t) c->req->pid, j->target);
+  memcpy (&j->addr, ss, len);
+  j->len = (socklen_t) len;
+  j->args = xstrdup (args_json);
+  j->nonblock = si.nonblock;
+  if (broker)
+    {
+      j->sock = broker_socket (wfd, si.domain);
+      close (wfd);
+      if (j->sock < 0)
+        {
+          r = -j->sock;
+          j->sock = -1;
+          job_free (j);
+          sv_reply_error (c, r);
+          return;
+        }
+    }
+  else
+    j->sock = wfd; /* the workload's own socket, in the container's namespace */
+  /* Only a non-blocking connect of the workload's own socket is answered here at once.  */
+  if ((broker || !si.nonblock) && defer (c, j))
+    return;
+  if (broker || !si.nonblock)
+    {
+      job_free (j);
+      deny (c, EAGAIN, "egress-busy", args_json);
+      return;
+    }
+  run_job (j);
+  *c->resp = j->resp;
+  job_free (j);
+}

@@ -1,0 +1,212 @@
+#!/usr/bin/env bats
+# The egress broker (--net-allow, io.agentrt.net.allow): the container has loopback only, and the
+# supervisor connects allowlisted TCP endpoints for it, as the host sees them.  Every server here
+# is one the test starts on the host's loopback and kills by pid: no address off this machine.
+load helpers
+
+setup() {
+  setup_busybox
+  SERVER_PIDS=()
+  AUDIT="$ROOT/audit.jsonl"
+}
+teardown() {
+  local p
+  for p in "${SERVER_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  teardown_root
+}
+
+# serve ADDR TAG: a TCP server on the host at ADDR (127.0.0.1 or ::1), on a free port it picks
+# itself, that answers each connection with "TAG:" and what it read.  PORT gets the port.
+serve() {
+  local addr=$1 tag=$2 portfile="$ROOT/port.$RANDOM"
+  python3 - "$addr" "$tag" "$portfile" <<'PY' &
+import os, socket, sys, threading
+addr, tag, portfile = sys.argv[1], sys.argv[2].encode(), sys.argv[3]
+s = socket.socket(socket.AF_INET6 if ":" in addr else socket.AF_INET, socket.SOCK_STREAM)
+s.bind((addr, 0))
+s.listen(64)
+with open(portfile + ".tmp", "w") as f:
+    f.write(str(s.getsockname()[1]))
+os.rename(portfile + ".tmp", portfile)
+def answer(c):
+    c.settimeout(0.3)
+    try:
+        data = c.recv(4096)
+    except OSError:
+        data = b""
+    c.sendall(tag + b":" + data)
+    c.close()
+while True:
+    c, _ = s.accept()
+    threading.Thread(target=answer, args=(c,), daemon=True).start()
+PY
+  SERVER_PIDS+=($!)
+  local i
+  for i in $(seq 50); do [ -s "$portfile" ] && break; sleep 0.1; done
+  PORT=$(cat "$portfile")
+}
+
+in_container() { update_config --arg c "$1" '.process.args = ["/bin/sh", "-c", $c]'; }
+
+@test "egress: an allowlisted host endpoint answers, data both ways, and it is audited" {
+  serve 127.0.0.1 host
+  in_container "echo ping | nc 127.0.0.1 $PORT"
+  agentrt run --audit-log "$AUDIT" --net-allow "127.0.0.1:$PORT" -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"host:ping"* ]]
+  grep '"rule":"egress-allow"' "$AUDIT" | grep -q "\"port\":$PORT"
+}
+
+@test "egress: another port and another address are refused, each denial audited" {
+  serve 127.0.0.1 allowed
+  local allowed=$PORT
+  serve 127.0.0.1 other
+  in_container "nc 127.0.0.1 $PORT </dev/null; echo rc1=\$?; nc 10.255.255.1 80 </dev/null; echo rc2=\$?"
+  agentrt run --audit-log "$AUDIT" --net-allow "127.0.0.1:$allowed,10.255.255.1:443" -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  # The host's other port is not reachable: 127.0.0.1 is the container's own loopback.
+  [[ "$output" == *"rc1=1"* ]] && [[ "$output" != *"other:"* ]]
+  [[ "$output" == *"Connection refused"* ]]
+  grep '"rule":"egress-local"' "$AUDIT" | grep -q "\"port\":$PORT"
+  # An allowlisted address on another port: refused, as a host that is up refuses it.
+  [[ "$output" == *"rc2=1"* ]]
+  grep '"rule":"egress-deny"' "$AUDIT" | grep '"address":"10.255.255.1"' | grep -q '"errno":"ECONNREFUSED"'
+}
+
+@test "egress: an address not on the list is unreachable and audited" {
+  serve 127.0.0.1 allowed
+  in_container "nc 192.0.2.7 $PORT </dev/null; echo rc=\$?"
+  agentrt run --audit-log "$AUDIT" --net-allow "127.0.0.1:$PORT" -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"rc=1"* ]] && [[ "$output" == *"Network is unreachable"* ]]
+  grep '"rule":"egress-deny"' "$AUDIT" | grep '"address":"192.0.2.7"' | grep -q '"errno":"ENETUNREACH"'
+}
+
+@test "egress: IPv6, [::1]:port" {
+  serve ::1 six
+  in_container "echo v6 | nc ::1 $PORT"
+  agentrt run --audit-log "$AUDIT" --net-allow "[::1]:$PORT" -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"six:v6"* ]]
+  grep '"rule":"egress-allow"' "$AUDIT" | grep -q '"address":"::1"'
+}
+
+@test "egress: a host name is resolved at create into the container's /etc/hosts" {
+  python3 -m http.server --bind 127.0.0.1 0 >"$ROOT/http.log" 2>&1 &
+  SERVER_PIDS+=($!)
+  local i
+  for i in $(seq 50); do grep -q 'Serving HTTP' "$ROOT/http.log" && break; sleep 0.1; done
+  PORT=$(sed -n 's/.*port \([0-9]*\).*/\1/p' "$ROOT/http.log" | head -1)
+  [ -n "$PORT" ]
+  in_container "grep localhost /etc/hosts && wget -q -O- http://localhost:$PORT/ | head -c 200"
+  agentrt run --net-allow "localhost:$PORT" -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"127.0.0.1"*"localhost"* ]]
+  [[ "$output" == *"Directory listing"* ]]
+}
+
+@test "egress: the container's own loopback servers keep working" {
+  serve 127.0.0.1 host
+  in_container "(echo inside | nc -l -p 7007 &) ; sleep 0.3; nc 127.0.0.1 7007 </dev/null"
+  agentrt run --net-allow "127.0.0.1:$PORT" -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"inside"* ]]
+}
+
+# A brokered non-blocking connect completes before it returns (0, which a non-blocking connect
+# may return): the workload never holds an unconnected socket of the host's namespace.
+@test "egress: non-blocking connect (connected at once, writable, O_NONBLOCK and options kept), python3" {
+  local rootfs
+  rootfs=$(debian_rootfs)
+  serve 127.0.0.1 py
+  update_config --arg r "$rootfs" '.root = {path: $r, readonly: true}'
+  in_container "python3 -c '
+import errno, fcntl, os, select, socket
+s = socket.socket()
+s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+s.setblocking(False)
+r = s.connect_ex((\"127.0.0.1\", $PORT))
+print(\"connect\", errno.errorcode.get(r, r))
+_, w, _ = select.select([], [s], [], 5)
+print(\"writable\", bool(w), \"so_error\", s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR))
+print(\"nodelay\", s.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+print(\"nonblocking\", bool(fcntl.fcntl(s.fileno(), fcntl.F_GETFL) & os.O_NONBLOCK))
+s.setblocking(True)
+s.sendall(b\"nb\")
+print(s.recv(100).decode())
+c = socket.create_connection((\"127.0.0.1\", $PORT), timeout=5)
+c.sendall(b\"timeout\")
+print(c.recv(100).decode())
+try:
+    socket.create_connection((\"192.0.2.9\", 80), timeout=2)
+except OSError as e:
+    print(\"denied\", errno.errorcode[e.errno])
+'"
+  agentrt run --net-allow "127.0.0.1:$PORT" -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"connect 0"* ]]
+  [[ "$output" == *"writable True so_error 0"* ]]
+  [[ "$output" == *"nonblocking True"* ]]
+  [[ "$output" == *"nodelay 1"* ]]
+  [[ "$output" == *"py:nb"* ]]
+  [[ "$output" == *"py:timeout"* ]]
+  [[ "$output" == *"denied ENETUNREACH"* ]]
+}
+
+@test "egress: the annotation does the same as the flag" {
+  serve 127.0.0.1 anno
+  in_container "echo a | nc 127.0.0.1 $PORT"
+  update_config --arg v "127.0.0.1:$PORT" '.annotations["io.agentrt.net.allow"] = $v'
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"anno:a"* ]]
+}
+
+@test "egress: a config without a network namespace gets one; joining one is refused" {
+  serve 127.0.0.1 host
+  update_config '.linux.namespaces |= map(select(.type != "network"))'
+  in_container "ls /sys/class/net; echo x | nc 127.0.0.1 $PORT"
+  agentrt run --net-allow "127.0.0.1:$PORT" -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ "$(grep -cv -e '^lo$' -e 'host:' <<<"$output")" -eq 0 ]
+  [[ "$output" == *"host:x"* ]]
+  update_config '.linux.namespaces += [{type: "network", path: "/proc/self/ns/net"}]'
+  agentrt create --net-allow "127.0.0.1:$PORT" -b "$BUNDLE" "$CID"
+  [ "$status" -ne 0 ]
+  [[ "$output" == *"--net-allow"*"network namespace"* ]]
+  leaves_nothing
+}
+
+@test "egress: a bad --net-allow fails create naming the flag, and leaves nothing" {
+  local bad
+  for bad in "" "127.0.0.1" "127.0.0.1:0" "127.0.0.1:70000" "[::1:80" "::1:80" "a b:80" \
+    "127.0.0.1:80," "no-such-host.invalid:80"; do
+    agentrt create --net-allow "$bad" -b "$BUNDLE" "$CID"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"--net-allow"* ]]
+    leaves_nothing
+  done
+  update_config '.annotations["io.agentrt.net.allow"] = "x:y"'
+  agentrt create -b "$BUNDLE" "$CID"
+  [ "$status" -ne 0 ]
+  [[ "$output" == *"annotation io.agentrt.net.allow"* ]]
+  agentrt create --platform none --net-allow 127.0.0.1:80 -b "$BUNDLE" "$CID"
+  [ "$status" -ne 0 ]
+  [[ "$output" == *"--net-allow"*"--platform none"* ]]
+  leaves_nothing
+}
+
+@test "egress: rewriting the sockaddr after the check cannot redirect the connection" {
+  serve 127.0.0.1 allowed
+  local allowed=$PORT
+  serve 127.0.0.1 other
+  gcc -static -O2 -Wall -Wextra -Werror -pthread -o "$BUNDLE/rootfs/bin/egress_race" \
+    "$BATS_TEST_DIRNAME/probe/egress_race.c"
+  update_config --arg a "$allowed" --arg o "$PORT" '.process.args = ["/bin/egress_race", $a, $o, "3"]'
+  agentrt run --net-allow "127.0.0.1:$allowed" -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"other=0 "* ]]
+  # The race ran both ways: some connects were allowlisted, some went to the container's own
+  # loopback (refused).
+  [[ "$output" =~ allowed=[1-9] ]] && [[ "$output" =~ failed=[1-9] ]]
+}
