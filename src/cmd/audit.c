@@ -13,7 +13,18 @@ struct audit_input
 {
   const char *id;
   bool follow, json;
+  bool header_done; /* the table's header, printed before the first row */
 };
+
+static void
+print_header (struct audit_input *in)
+{
+  if (in->json || in->header_done)
+    return;
+  printf ("%-19s  %-5s  %6s  %-15s  %-16s  %-8s  %-18s  %s\n", "TIME", "SEV", "PID", "COMM",
+          "SYSCALL", "VERDICT", "RULE", "ARGS");
+  in->header_done = true;
+}
 
 static const struct argp_option audit_options[] = {
   { "follow", 'f', NULL, 0, "keep printing new records until the container is gone", 0 },
@@ -96,10 +107,11 @@ print_args (const struct ar_jnode *args)
 static void
 print_line (const char *line, void *data)
 {
-  const struct audit_input *in = data;
+  struct audit_input *in = data;
   cleanup_jnode struct ar_jnode *root = NULL;
   const char *time, *pid;
 
+  print_header (in);
   if (in->json || ar_jparse (line, "audit record", &root, NULL) < 0)
     {
       puts (line);
@@ -136,8 +148,9 @@ cmd_audit (struct ar_globals *g, int argc, char **argv, ar_error_t *err)
   struct audit_input in = { 0 };
 
   ar_cmd_parse (&argp, argc, argv, 0, &in);
-  if (!in.json)
-    printf ("%-19s  %-5s  %6s  %-15s  %-16s  %-8s  %-18s  %s\n", "TIME", "SEV", "PID", "COMM",
-            "SYSCALL", "VERDICT", "RULE", "ARGS");
-  return ar_container_audit (g, in.id, in.follow, print_line, &in, err);
+  /* The header comes with the first row, so a failure prints nothing on stdout.  */
+  if (ar_container_audit (g, in.id, in.follow, print_line, &in, err) < 0)
+    return -1;
+  print_header (&in);
+  return 0;
 }
