@@ -30,6 +30,9 @@ struct ar_create_opts
   const char *platform;  /* --platform: seccomp, none (NULL: the annotation or seccomp) */
   const char *audit_log; /* --audit-log */
   const char *net_allow; /* --net-allow: the egress allowlist */
+  /* The sandbox controls (src/lib/sandbox.h), NULL when not given.  */
+  const char *timeout, *disk, *canary, *memory, *cpus, *pids;
+  bool ephemeral, agent;
 };
 
 int ar_container_create (const struct ar_globals *g, const char *id, const struct ar_create_opts *o,
@@ -132,6 +135,8 @@ int ar_container_audit (const struct ar_globals *g, const char *id, bool follow,
 
 /* `spec`: BUNDLE/config.json (refuses to overwrite one).  */
 int ar_spec_write (const char *bundle, bool rootless, ar_error_t *err);
+/* `spec --agent`: the default config with the agent profile applied.  */
+int ar_spec_write_agent (const char *bundle, ar_error_t *err);
 char *ar_features (void);
 char *ar_version_text (void);
 

@@ -19,6 +19,14 @@ enum
   OPT_PLATFORM,
   OPT_AUDIT_LOG,
   OPT_NET_ALLOW,
+  OPT_TIMEOUT,
+  OPT_EPHEMERAL,
+  OPT_DISK,
+  OPT_CANARY,
+  OPT_AGENT,
+  OPT_MEMORY,
+  OPT_CPUS,
+  OPT_PIDS,
 };
 
 static const struct argp_option create_options[] = {
@@ -37,6 +45,20 @@ static const struct argp_option create_options[] = {
     "only these TCP endpoints are reachable (host:port,ip:port,[v6]:port): a loopback-only "
     "network namespace, connects brokered by the supervisor",
     0 },
+  { "timeout", OPT_TIMEOUT, "DUR", 0,
+    "kill the whole container DUR after create (500ms, 90s, 5m, 1h): exit status 137", 0 },
+  { "ephemeral", OPT_EPHEMERAL, NULL, 0,
+    "an overlay on the rootfs with a private upper layer, thrown away on delete", 0 },
+  { "disk", OPT_DISK, "SIZE", 0,
+    "the writable layer's size (64m, 1g), also of tmpfs mounts without one; implies --ephemeral",
+    0 },
+  { "canary", OPT_CANARY, "PATH,...", 0,
+    "plant decoy credential files; any open of one is an alert (implies --ephemeral)", 0 },
+  { "agent", OPT_AGENT, NULL, 0,
+    "apply the agent profile: user and network namespaces, no capabilities, caps, timeout", 0 },
+  { "memory", OPT_MEMORY, "SIZE", 0, "linux.resources.memory.limit (512m, 2g)", 0 },
+  { "cpus", OPT_CPUS, "N", 0, "CPU quota in CPUs (1, 0.5)", 0 },
+  { "pids", OPT_PIDS, "N", 0, "linux.resources.pids.limit", 0 },
   { NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -81,6 +103,30 @@ parse_common (int key, char *arg, struct argp_state *state)
       break;
     case OPT_NET_ALLOW:
       in->o.net_allow = arg;
+      break;
+    case OPT_TIMEOUT:
+      in->o.timeout = arg;
+      break;
+    case OPT_EPHEMERAL:
+      in->o.ephemeral = true;
+      break;
+    case OPT_DISK:
+      in->o.disk = arg;
+      break;
+    case OPT_CANARY:
+      in->o.canary = arg;
+      break;
+    case OPT_AGENT:
+      in->o.agent = true;
+      break;
+    case OPT_MEMORY:
+      in->o.memory = arg;
+      break;
+    case OPT_CPUS:
+      in->o.cpus = arg;
+      break;
+    case OPT_PIDS:
+      in->o.pids = arg;
       break;
     default:
       return ARGP_ERR_UNKNOWN;

@@ -16,6 +16,7 @@
 #include "agentrt/container.h"
 #include "container_internal.h"
 #include "features.h"
+#include "profile.h"
 #include "spec.h"
 #include "spec_example.h"
 #include "state.h"
@@ -98,6 +99,36 @@ annotate_alerts (int dirfd, struct state *s)
   s->annotations.n++;
 }
 
+static void
+annotate (struct state *s, const char *key, char *value)
+{
+  struct spec_kv *items = xrealloc (s->annotations.items, (s->annotations.n + 1) * sizeof *items);
+
+  items[s->annotations.n].key = xstrdup (key);
+  items[s->annotations.n].value = value;
+  s->annotations.items = items;
+  s->annotations.n++;
+}
+
+/* Why the supervisor killed the container (a deadline), in ROOT/ID/stop.reason: the watchdog
+   writes it there, not into state.json, because state.json is the runtime's, under the
+   container's lock, which a supervisor must never wait for.  */
+static void
+annotate_stop_reason (int dirfd, struct state *s)
+{
+  cleanup_close int fd
+      = openat (dirfd, SUPERVISOR_STOP_REASON_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  char buf[64];
+  ssize_t n;
+
+  if (fd < 0 || (n = read (fd, buf, sizeof buf - 1)) <= 0)
+    return;
+  buf[n] = '\0';
+  buf[strcspn (buf, "\n")] = '\0';
+  if (buf[0])
+    annotate (s, "io.agentrt.stop.reason", xstrdup (buf));
+}
+
 int
 ar_container_state (const struct ar_globals *g, const char *id, char **json, ar_error_t *err)
 {
@@ -107,6 +138,7 @@ ar_container_state (const struct ar_globals *g, const char *id, char **json, ar_
   if (load (g, id, 0, &dirfd, &s, err) < 0)
     return -1;
   annotate_alerts (dirfd, s);
+  annotate_stop_reason (dirfd, s);
   *json = state_to_oci_json (s, "  ");
   return 0;
 }
@@ -181,21 +213,42 @@ ar_container_info_free (struct ar_container_info *v, size_t n)
   free (v);
 }
 
-int
-ar_spec_write (const char *bundle, bool rootless, ar_error_t *err)
+static int
+spec_write (const char *bundle, bool rootless, bool agent, ar_error_t *err)
 {
   const char *dir = bundle && *bundle ? bundle : ".";
   cleanup_close int dirfd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   cleanup_free char *text = NULL;
+  struct profile_edits pe = { .agent = true };
 
   if (dirfd < 0)
     return ar_make_error (err, errno, "open bundle `%s`", dir);
   if (faccessat (dirfd, "config.json", F_OK, AT_SYMLINK_NOFOLLOW) == 0)
     return ar_make_error (err, EEXIST, "`%s/config.json` exists: remove it first", dir);
   text = spec_example_json (rootless, geteuid (), getegid ());
+  if (agent)
+    {
+      char *edited = NULL;
+      if (profile_apply (text, &pe, &edited, err) < 0)
+        return -1;
+      free (text);
+      text = edited;
+    }
   if (ar_write_file_atomic (dirfd, "config.json", text, strlen (text), 0644, err) < 0)
     return ar_error_wrap (err, "write `%s/config.json`", dir);
   return 0;
+}
+
+int
+ar_spec_write (const char *bundle, bool rootless, ar_error_t *err)
+{
+  return spec_write (bundle, rootless, false, err);
+}
+
+int
+ar_spec_write_agent (const char *bundle, ar_error_t *err)
+{
+  return spec_write (bundle, false, true, err);
 }
 
 char *

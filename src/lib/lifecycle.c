@@ -27,11 +27,13 @@
 #include "agentrt/container.h"
 #include "cgroups/cgroup.h"
 #include "container_internal.h"
+#include "ephemeral.h"
 #include "hooks.h"
 #include "log.h"
 #include "namespaces.h"
 #include "policy/policy.h"
 #include "process.h"
+#include "profile.h"
 #include "sandbox.h"
 #include "seccomp/bpf.h"
 #include "seccomp/oci.h"
@@ -64,6 +66,7 @@ struct create_ctx
   bool systemd_cgroup;          /* --systemd-cgroup */
   struct cgroup cg;
   bool cg_made;
+  struct ephemeral eph; /* with --ephemeral: the overlay and the canaries' fanotify fd */
 };
 
 static void
@@ -82,6 +85,7 @@ create_ctx_release (struct create_ctx *c)
   free (c->limits);
   free (c->state_dir);
   cgroup_release (&c->cg);
+  ephemeral_release (&c->eph);
 }
 
 static void
@@ -225,20 +229,76 @@ prepare_egress (struct create_ctx *c, ar_error_t *err)
 }
 
 /* Everything create checks before it touches the machine.  */
+/* The shorthands and the agent profile rewrite config.json before anything reads it: the
+   edited text is the one parsed, checked and kept in the state directory.  */
+static int
+apply_edits (struct create_ctx *c, const struct sandbox_flags *f, ar_error_t *err)
+{
+  struct profile_edits pe;
+  char *text = NULL;
+
+  if (sandbox_edits (&c->spec->annotations, f, &pe, err) < 0)
+    return -1;
+  if (!profile_edits_any (&pe))
+    return 0;
+  if (profile_apply (c->config_text, &pe, &text, err) < 0)
+    return -1;
+  free (c->config_text);
+  c->config_text = text;
+  spec_free (c->spec);
+  c->spec = NULL;
+  return spec_parse (c->config_text, "config.json", &c->spec, err);
+}
+
+/* --disk caps the config's writable tmpfs mounts that have no size of their own too: a tmpfs
+   is memory, and the cap is on everything the container may write.  */
+static void
+cap_tmpfs_mounts (struct spec *s, unsigned long long bytes)
+{
+  for (size_t i = 0; bytes && i < s->n_mounts; i++)
+    {
+      struct spec_mount *m = &s->mounts[i];
+      bool skip = m->type == NULL || strcmp (m->type, "tmpfs") != 0;
+      for (size_t k = 0; !skip && k < m->options.n; k++)
+        skip = strcmp (m->options.v[k], "ro") == 0 || ar_str_has_prefix (m->options.v[k], "size=");
+      if (skip)
+        continue;
+      m->options.v = xrealloc (m->options.v, (m->options.n + 2) * sizeof (char *));
+      m->options.v[m->options.n++] = xasprintf ("size=%llu", bytes);
+      m->options.v[m->options.n] = NULL;
+    }
+}
+
 static int
 prepare_create (struct create_ctx *c, ar_error_t *err)
 {
-  struct sandbox_flags f
-      = { .platform = c->o->platform, .audit_log = c->o->audit_log, .net_allow = c->o->net_allow };
+  const struct ar_create_opts *o = c->o;
+  struct sandbox_flags f = { .platform = o->platform,
+                             .audit_log = o->audit_log,
+                             .net_allow = o->net_allow,
+                             .timeout = o->timeout,
+                             .disk = o->disk,
+                             .canary = o->canary,
+                             .memory = o->memory,
+                             .cpus = o->cpus,
+                             .pids = o->pids,
+                             .ephemeral = o->ephemeral,
+                             .agent = o->agent };
 
+  /* The allowlist may add a network namespace: before namespaces_plan.  */
   if (state_check_id (c->id, err) < 0 || resolve_bundle (c->o->bundle, &c->bundle, err) < 0
-      || load_config (c, err) < 0 || check_rootfs (c, err) < 0 || check_process (c, err) < 0
-      || check_unsupported (c->spec, err) < 0
+      || load_config (c, err) < 0 || apply_edits (c, &f, err) < 0 || check_rootfs (c, err) < 0
+      || check_process (c, err) < 0 || check_unsupported (c->spec, err) < 0
       || sandbox_resolve (&c->spec->annotations, &f, &c->sb, err) < 0 || prepare_egress (c, err) < 0
       || prepare_policy (c, err) < 0
-      || cgroup_resolve (c->spec, c->id, c->systemd_cgroup, &c->cg, err) < 0)
+      || cgroup_resolve (c->spec, c->id, c->systemd_cgroup, &c->cg, err) < 0
+      || namespaces_plan (c->spec, &c->ns, err) < 0)
     return -1;
-  return namespaces_plan (c->spec, &c->ns, err);
+  /* The overlay is attached inside the init's mount namespace, which namespaces_plan has
+     made sure of.  */
+  if (c->sb.ephemeral)
+    cap_tmpfs_mounts (c->spec, c->sb.disk_bytes);
+  return 0;
 }
 
 static char *
@@ -388,6 +448,31 @@ open_vfiles (const char *dir, int fds[VF__N], ar_error_t *err)
   return 0;
 }
 
+/* The host ids of the container's root: planted files belong to it.  */
+static void
+container_root_ids (const struct spec_linux *l, uid_t *uid, gid_t *gid)
+{
+  *uid = 0;
+  *gid = 0;
+  for (size_t i = 0; i < l->n_uid_mappings; i++)
+    if (l->uid_mappings[i].container_id == 0)
+      *uid = l->uid_mappings[i].host_id;
+  for (size_t i = 0; i < l->n_gid_mappings; i++)
+    if (l->gid_mappings[i].container_id == 0)
+      *gid = l->gid_mappings[i].host_id;
+}
+
+static int
+make_ephemeral (struct create_ctx *c, ar_error_t *err)
+{
+  struct ephemeral_cfg ec
+      = { .rootfs = c->rootfs, .disk_bytes = c->sb.disk_bytes, .canaries = c->sb.canaries };
+
+  if (c->ns.new_ns[SPEC_NS_USER])
+    container_root_ids (&c->spec->linux_, &ec.root_uid, &ec.root_gid);
+  return ephemeral_make (&ec, &c->eph, err);
+}
+
 static int
 spawn (struct create_ctx *c, int dirfd, struct process_result *res, ar_error_t *err)
 {
@@ -414,6 +499,16 @@ spawn (struct create_ctx *c, int dirfd, struct process_result *res, ar_error_t *
         return -1;
       cfg.hosts_fd = &hosts_fd;
     }
+  if (c->sb.ephemeral && make_ephemeral (c, err) < 0)
+    return -1;
+  cfg.overlay_fd = c->eph.overlay_fd;
+  if (mkfifoat (dirfd, EXEC_FIFO, 0600) < 0)
+    return ar_make_error (err, errno, "create the exec fifo");
+  /* O_RDWR never blocks on a fifo; the init then blocks in read until start writes.  */
+  fifo = openat (dirfd, EXEC_FIFO, O_RDWR | O_CLOEXEC);
+  if (fifo < 0)
+    return ar_make_error (err, errno, "open the exec fifo");
+  /* Last before the spawn, which closes them on every path.  */
   if (c->limits)
     {
       vfiles = xasprintf ("%s/%s", c->state_dir, SUPERVISOR_VFILES_DIR);
@@ -421,13 +516,6 @@ spawn (struct create_ctx *c, int dirfd, struct process_result *res, ar_error_t *
         return -1;
       cfg.vfile_fds = vfile_fds;
     }
-
-  if (mkfifoat (dirfd, EXEC_FIFO, 0600) < 0)
-    return ar_make_error (err, errno, "create the exec fifo");
-  /* O_RDWR never blocks on a fifo; the init then blocks in read until start writes.  */
-  fifo = openat (dirfd, EXEC_FIFO, O_RDWR | O_CLOEXEC);
-  if (fifo < 0)
-    return ar_make_error (err, errno, "open the exec fifo");
   env = workload_env (&c->spec->process, n_listen);
   cfg.fifo_fd = fifo;
   cfg.env = env;
@@ -435,6 +523,8 @@ spawn (struct create_ctx *c, int dirfd, struct process_result *res, ar_error_t *
   ret = process_spawn_init (&cfg, runtime_hooks, c, res, err);
   for (int i = 0; cfg.vfile_fds && i < VF__N; i++)
     close (vfile_fds[i]);
+  /* The init holds the overlay now (or failed): ours would only keep the layers alive.  */
+  ar_closep (&c->eph.overlay_fd);
   return ret;
 }
 
@@ -453,7 +543,11 @@ start_supervisor (struct create_ctx *c, pid_t init, int listener, ar_error_t *er
                                .own_pidns = c->ns.new_ns[SPEC_NS_PID],
                                .cgroup_dirs = c->st->cgroup_dirs,
                                .egress = c->sb.egress,
-                               .notify_fd = listener };
+                               .notify_fd = listener,
+                               .timeout_ms = c->sb.timeout_ms,
+                               .canary_fd = c->eph.fanotify_fd,
+                               .canaries = c->eph.canaries,
+                               .n_canaries = c->eph.n_canaries };
 
   if (supervisor_start (&sc, &c->sv_pid, err) < 0)
     return -1;
@@ -508,6 +602,8 @@ take_result (struct create_ctx *c, struct process_result *r, ar_error_t *err)
     ret = start_supervisor (c, r->pid, r->listener[FILTER_POLICY], err);
   else if (c->progs[FILTER_POLICY].insns)
     ret = ar_make_error (err, 0, "container init sent no seccomp listener");
+  else if (c->sb.timeout_ms > 0)
+    ret = start_supervisor (c, r->pid, -1, err); /* the watchdog alone keeps the deadline */
   if (ret == 0 && r->listener[FILTER_OCI] >= 0)
     {
       cleanup_free char *json = state_json_with (c->st, r->pid, STATE_CREATING);
@@ -600,6 +696,7 @@ create_container (const struct ar_globals *g, const char *id, const struct ar_cr
 
   for (size_t i = 0; i < SPEC_NS_N; i++)
     c.ns.join_fd[i] = -1;
+  c.eph.overlay_fd = c.eph.fanotify_fd = -1;
   if (prepare_create (&c, err) < 0)
     return -1;
   rootfd = state_root_open (container_root (g), true, err);

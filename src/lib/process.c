@@ -282,6 +282,8 @@ close_inherited (const struct process_init_cfg *c, int sock, ar_error_t *err)
     keep[n++] = c->vfile_fds[i];
   if (c->hosts_fd)
     keep[n++] = *c->hosts_fd;
+  if (c->overlay_fd >= 0)
+    keep[n++] = c->overlay_fd;
   for (size_t i = 0; i < SPEC_NS_N; i++)
     if (c->ns->join_fd[i] >= 0)
       keep[n++] = c->ns->join_fd[i];
@@ -419,7 +421,9 @@ init_setup (const struct process_init_cfg *c, int sock, struct init_states *st, 
           .userns = c->ns->new_ns[SPEC_NS_USER] || c->ns->join_fd[SPEC_NS_USER] >= 0,
           .no_pivot = c->no_pivot,
           .vfile_fds = c->vfile_fds,
-          .hosts_fd = c->hosts_fd };
+          .hosts_fd = c->hosts_fd,
+          .overlay = c->overlay_fd >= 0,
+          .overlay_fd = c->overlay_fd };
 
   /* runc's order: join, then (a late) new user namespace and its maps, then the rest.  */
   if ((!c->ns->late_userns && become_userns_root (c, sock, err) < 0)

@@ -39,6 +39,9 @@ struct process_init_cfg
   const int *vfile_fds;
   /* The egress allowlist's /etc/hosts, the same way (egress.h), or NULL.  */
   const int *hosts_fd;
+  /* The ephemeral rootfs: a detached overlay mount the init attaches on `rootfs` in its own
+     mount namespace, or -1.  */
+  int overlay_fd;
 };
 
 /* What a spawned init or exec'd process leaves with the runtime.  */

@@ -399,13 +399,26 @@ bind_hosts (const struct rootfs_ctx *c, int rootfd, ar_error_t *err)
   return 0;
 }
 
+/* The ephemeral overlay on top of the bundle's rootfs, in this mount namespace only (the
+   propagation of "/" is slave or private by now, so nothing reaches the host).  */
+static int
+attach_overlay (const struct rootfs_ctx *c, ar_error_t *err)
+{
+  if (!c->overlay)
+    return 0;
+  if (syscall (SYS_move_mount, c->overlay_fd, "", AT_FDCWD, c->rootfs, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+    return ar_make_error (err, errno, "attach the ephemeral overlay on `%s`", c->rootfs);
+  return 0;
+}
+
 int
 rootfs_prepare (const struct rootfs_ctx *c, ar_error_t *err)
 {
   cleanup_prep struct prep p = { .rootfd = -1, .devfd = -1 };
 
   if (check_ctx (c, err) < 0 || set_root_propagation (c, err) < 0
-      || make_parent_private (c->rootfs, err) < 0 || bind_rootfs (c->rootfs, err) < 0)
+      || make_parent_private (c->rootfs, err) < 0 || attach_overlay (c, err) < 0
+      || bind_rootfs (c->rootfs, err) < 0)
     return -1;
   /* Opened after the bind: every mount below goes onto the bind, the future "/".  */
   p.rootfd = open (c->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);

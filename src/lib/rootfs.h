@@ -21,14 +21,17 @@ struct rootfs_ctx
   bool no_pivot;        /* --no-pivot: MS_MOVE + chroot instead of pivot_root */
   const int *vfile_fds; /* O_PATH fds of the supervisor's virtual files (vfiles.h), or NULL */
   const int *hosts_fd;  /* the egress allowlist's /etc/hosts (egress.h), or NULL */
+  bool overlay;         /* an ephemeral rootfs (ephemeral.h) to attach on `rootfs`: */
+  int overlay_fd;       /* its detached mount */
 };
 
 /* Everything before pivot_root: root propagation (MS_REC|MS_SLAVE, or linux.rootfsPropagation),
    the parent mount of the rootfs made private if it is shared, the rootfs bind-mounted onto
-   itself (MS_BIND|MS_REC), every entry of spec->mounts in order, then, when the config mounts
-   a tmpfs on /dev, the devices in it: null zero full random urandom tty and linux.devices
-   (mknod, or under a user namespace a bind of the host's node onto an empty file), and the
-   links ptmx fd stdin stdout stderr (and core when /proc is mounted); last, with vfile_fds,
+   itself (MS_BIND|MS_REC) — with overlay_fd, the overlay attached there first, so that the
+   bundle's own tree is only ever its lower layer —, every entry of spec->mounts in order, then,
+   when the config mounts a tmpfs on /dev, the devices in it: null zero full random urandom tty and
+   linux.devices (mknod, or under a user namespace a bind of the host's node onto an empty file),
+   and the links ptmx fd stdin stdout stderr (and core when /proc is mounted); last, with vfile_fds,
    each virtual file bind-mounted read-only over its target where the target exists (a config
    without /proc or /sys has none to cover); with hosts_fd, /etc/hosts likewise (created empty
    first when the rootfs has none, as a bind mount's target would be).  */

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,9 +49,11 @@ count_alert (const struct supervisor_cfg *c)
   (void) ar_write_file_atomic (dirfd, SUPERVISOR_ALERTS_FILE, text, strlen (text), 0644, NULL);
 }
 
-/* The watchdog's audit records (an alert), written without the worker's machinery.  */
+/* The watchdog's audit records, written without the worker's machinery; alerts are
+   counted.  */
 static void
-audit_alert (const struct supervisor_cfg *c, const char *event, const char *detail)
+audit_record (const struct supervisor_cfg *c, const char *event, const char *detail,
+              const char *severity)
 {
   struct ar_json *j;
   cleanup_free char *line = NULL;
@@ -70,14 +73,21 @@ audit_alert (const struct supervisor_cfg *c, const char *event, const char *deta
   ar_json_kstr (j, "event", event);
   ar_json_kstr (j, "detail", detail);
   ar_json_kstr (j, "verdict", "kill-container");
-  ar_json_kstr (j, "severity", "alert");
+  ar_json_kstr (j, "severity", severity);
   ar_json_obj_close (j);
   line = ar_json_finish (j, &len);
   line = xrealloc (line, len + 2);
   line[len] = '\n';
   (void) !write (fd, line, len + 1);
   close (fd);
-  count_alert (c);
+  if (strcmp (severity, "alert") == 0)
+    count_alert (c);
+}
+
+static void
+audit_alert (const struct supervisor_cfg *c, const char *event, const char *detail)
+{
+  audit_record (c, event, detail, "alert");
 }
 
 static void
@@ -115,8 +125,11 @@ watchdog_stop (const struct supervisor_cfg *c, pid_t worker, int init_pidfd,
     (void) syscall (SYS_pidfd_send_signal, init_pidfd, SIGKILL, NULL, 0);
   else
     supervisor_kill_container (c, init_pidfd);
-  kill (worker, SIGKILL);
-  (void) waitpid (worker, NULL, 0);
+  if (worker > 0)
+    {
+      kill (worker, SIGKILL);
+      (void) waitpid (worker, NULL, 0);
+    }
   if (running && !ours)
     {
       cleanup_free char *detail = xasprintf (
@@ -126,19 +139,70 @@ watchdog_stop (const struct supervisor_cfg *c, pid_t worker, int init_pidfd,
   _exit (EXIT_SUCCESS);
 }
 
+/* The deadline, on CLOCK_BOOTTIME: time a suspended machine slept counts, as on a wall clock.
+ *fd is -1 without one.  */
+static int
+arm_deadline (const struct supervisor_cfg *c, int *fd)
+{
+  struct itimerspec t = { { 0, 0 }, { c->timeout_ms / 1000, (c->timeout_ms % 1000) * 1000000 } };
+
+  *fd = -1;
+  if (c->timeout_ms <= 0)
+    return 0;
+  *fd = timerfd_create (CLOCK_BOOTTIME, TFD_CLOEXEC);
+  if (*fd < 0 || timerfd_settime (*fd, 0, &t, NULL) < 0)
+    return -1;
+  return 0;
+}
+
+/* The deadline: the reason first (so that whoever sees the container die can read why), then
+   every process of the container is killed: the init, its cgroups (which hold processes that
+   left its pid namespace or forked away), and, with its own pid namespace, all of it.  */
+static void
+on_deadline (const struct supervisor_cfg *c, int *tfd, int init_pidfd)
+{
+  cleanup_close int dirfd = open (c->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  cleanup_free char *detail = NULL;
+  const char *reason = "timeout\n";
+
+  ar_closep (tfd);
+  /* An init that has exited stopped by itself; what it left in the cgroups is killed anyway.  */
+  if (init_exited (init_pidfd))
+    {
+      supervisor_kill_container (c, init_pidfd);
+      return;
+    }
+  detail = xasprintf ("the deadline of %lld ms has passed: the container is killed", c->timeout_ms);
+  if (dirfd >= 0)
+    (void) ar_write_file_atomic (dirfd, SUPERVISOR_STOP_REASON_FILE, reason, strlen (reason), 0644,
+                                 NULL);
+  audit_record (c, "timeout", detail, "warn");
+  supervisor_kill_container (c, init_pidfd);
+}
+
 static void __attribute__ ((noreturn))
-watchdog_loop (const struct supervisor_cfg *c, pid_t worker, int sfd, int init_pidfd)
+watchdog_loop (const struct supervisor_cfg *c, pid_t worker, int sfd, int tfd, int init_pidfd)
 {
   struct signalfd_siginfo si;
   int status;
 
   for (;;)
     {
-      if (read (sfd, &si, sizeof si) != sizeof si)
+      /* Without a worker the watchdog ends with the init.  */
+      struct pollfd p[3] = { { .fd = sfd, .events = POLLIN },
+                             { .fd = tfd, .events = POLLIN },
+                             { .fd = worker > 0 ? -1 : init_pidfd, .events = POLLIN } };
+      if (poll (p, 3, -1) < 0)
+        continue;
+      if (p[1].revents)
+        on_deadline (c, &tfd, init_pidfd);
+      if (p[2].revents)
+        _exit (EXIT_SUCCESS);
+      if (!p[0].revents || read (sfd, &si, sizeof si) != sizeof si)
         continue;
       if (si.ssi_signo == SIGTERM)
         watchdog_stop (c, worker, init_pidfd, &si);
-      if (waitpid (worker, &status, WNOHANG) != worker)
+      if (worker <= 0 || waitpid (worker, &status, WNOHANG) != worker)
         continue;
       if (WIFEXITED (status) && WEXITSTATUS (status) == 0)
         _exit (EXIT_SUCCESS);
@@ -182,7 +246,7 @@ static void __attribute__ ((noreturn)) watchdog_main (const struct supervisor_cf
 {
   sigset_t set;
   int init_pidfd = (int) syscall (SYS_pidfd_open, c->init_pid, 0);
-  int sfd;
+  int sfd, tfd = -1;
   pid_t me = getpid (), worker;
   ar_error_t err = NULL;
 
@@ -199,18 +263,40 @@ static void __attribute__ ((noreturn)) watchdog_main (const struct supervisor_cf
       dprintf (ready_fd, "error: supervisor: watch the init: %s", strerror (errno));
       _exit (EXIT_FAILURE);
     }
+  if (arm_deadline (c, &tfd) < 0)
+    {
+      dprintf (ready_fd, "error: supervisor: arm the deadline: %s", strerror (errno));
+      _exit (EXIT_FAILURE);
+    }
   sfd = signalfd (-1, &set, SFD_CLOEXEC);
-  worker = fork ();
+  worker = c->notify_fd >= 0 ? fork () : 0;
+  if (worker == 0 && c->notify_fd < 0)
+    {
+      /* The deadline alone (--platform none): nothing to serve, no worker.  */
+      if (sfd < 0 || confine_supervisor (false, &err) < 0)
+        {
+          cleanup_free char *text = err ? ar_error_text (err) : xstrdup (strerror (errno));
+          dprintf (ready_fd, "error: supervisor: %s", text);
+          _exit (EXIT_FAILURE);
+        }
+      dprintf (ready_fd, "ok %d", (int) me);
+      close (ready_fd);
+      watchdog_loop (c, 0, sfd, tfd, init_pidfd);
+    }
   if (worker == 0)
     {
       /* The watchdog's death is our SIGTERM (blocked: it arrives on the worker's signalfd).  */
       (void) prctl (PR_SET_NAME, "agentrt-sv");
       if (prctl (PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid () != me)
         _exit (EXIT_FAILURE);
+      if (tfd >= 0)
+        close (tfd); /* the deadline is the watchdog's */
       supervisor_worker_main (c, ready_fd, init_pidfd);
     }
   close (ready_fd);
   close (c->notify_fd); /* the worker's, not ours */
+  if (c->canary_fd >= 0)
+    close (c->canary_fd);
   if (worker < 0 || sfd < 0 || confine_supervisor (false, &err) < 0)
     {
       ar_error_release (&err);
@@ -219,30 +305,38 @@ static void __attribute__ ((noreturn)) watchdog_main (const struct supervisor_cf
       (void) syscall (SYS_pidfd_send_signal, init_pidfd, SIGKILL, NULL, 0);
       _exit (EXIT_FAILURE);
     }
-  watchdog_loop (c, worker, sfd, init_pidfd);
+  watchdog_loop (c, worker, sfd, tfd, init_pidfd);
 }
 
-/* Everything but stdio and the two fds the supervisor needs is closed: it must not keep the
-   caller's pipes (an engine waits for their end) or the container's files open.  The two
-   become fds 3 and 4, everything from 5 up is closed, whatever its number.  */
+/* Everything but stdio and the fds the supervisor needs is closed: it must not keep the
+   caller's pipes (an engine waits for their end) or the container's files open.  Those it
+   needs become fds 3, 4, …; everything else is closed, whatever its number.  An fd of -1
+   (none) keeps its slot, closed, and stays -1.  */
 static int
-close_others (int *keep1, int *keep2)
+close_others (int *const keep[], unsigned n)
 {
   int devnull = open ("/dev/null", O_RDWR | O_CLOEXEC);
-  int t1 = fcntl (*keep1, F_DUPFD_CLOEXEC, 5);
-  int t2 = fcntl (*keep2, F_DUPFD_CLOEXEC, 5);
+  int tmp[8];
 
-  if (devnull < 0 || t1 < 0 || t2 < 0)
+  if (devnull < 0 || n > ARRAY_SIZE (tmp))
     return -1;
+  for (unsigned i = 0; i < n; i++)
+    {
+      tmp[i] = *keep[i] < 0 ? -1 : fcntl (*keep[i], F_DUPFD_CLOEXEC, 3 + n);
+      if (*keep[i] >= 0 && tmp[i] < 0)
+        return -1;
+    }
   dup2 (devnull, 0);
   dup2 (devnull, 1);
   dup2 (devnull, 2);
-  if (dup3 (t1, 3, O_CLOEXEC) < 0 || dup3 (t2, 4, O_CLOEXEC) < 0
-      || syscall (SYS_close_range, 5, ~0U, 0) < 0)
-    return -1;
-  *keep1 = 3;
-  *keep2 = 4;
-  return 0;
+  for (unsigned i = 0; i < n; i++)
+    {
+      if (tmp[i] >= 0 ? dup3 (tmp[i], 3 + (int) i, O_CLOEXEC) < 0
+                      : close (3 + (int) i) < 0 && errno != EBADF)
+        return -1;
+      *keep[i] = tmp[i] < 0 ? -1 : 3 + (int) i;
+    }
+  return syscall (SYS_close_range, 3 + n, ~0U, 0) < 0 ? -1 : 0;
 }
 
 static int
@@ -287,10 +381,11 @@ supervisor_start (const struct supervisor_cfg *c, pid_t *pid, ar_error_t *err)
       /* Twice: the supervisor is nobody's child here, in a session of its own, so the caller's
          terminal and process group signals never reach it.  */
       struct supervisor_cfg mine = *c;
+      int *const keep[] = { &p[1], &mine.notify_fd, &mine.canary_fd };
       close (p[0]);
       if (setsid () < 0 || fork () != 0)
         _exit (EXIT_SUCCESS);
-      if (close_others (&p[1], &mine.notify_fd) < 0)
+      if (close_others (keep, ARRAY_SIZE (keep)) < 0)
         _exit (EXIT_FAILURE);
       watchdog_main (&mine, p[1]);
     }

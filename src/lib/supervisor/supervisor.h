@@ -24,9 +24,18 @@
 #define SUPERVISOR_SOCKET "supervisor.sock"
 #define SUPERVISOR_VFILES_DIR "vfs"
 #define SUPERVISOR_ALERTS_FILE "audit.alerts"
+#define SUPERVISOR_STOP_REASON_FILE "stop.reason" /* "timeout" once the deadline killed it */
 #define SUPERVISOR_DEFAULT_RELEASE "6.1.0-agentrt"
 /* The worker's exit status when it has killed the container and audited why itself.  */
 #define SUPERVISOR_EXIT_RECORDED 3
+
+/* A decoy file of the container (ephemeral.h), known by its inode on the upper layer.  */
+struct supervisor_canary
+{
+  char *path; /* in the container */
+  dev_t dev;
+  ino_t ino;
+};
 
 struct supervisor_cfg
 {
@@ -40,7 +49,12 @@ struct supervisor_cfg
   bool own_pidns; /* the container made its pid namespace: killing the init kills it all */
   char *const *cgroup_dirs;         /* the container's cgroups: failing closed kills all of them */
   const struct egress_list *egress; /* the allowlist the broker serves, or NULL */
-  int notify_fd;                    /* the init's listener; the supervisor gets its own copy */
+  int notify_fd;                    /* the init's listener, or -1: then the supervisor is only the
+                                       watchdog, keeping the deadline (--platform none) */
+  long long timeout_ms;             /* the deadline from now, 0: none */
+  int canary_fd;                    /* fanotify on the canaries, or -1 */
+  const struct supervisor_canary *canaries;
+  size_t n_canaries;
 };
 
 /* Fork the supervisor and wait until it serves (its control socket exists); *pid is the

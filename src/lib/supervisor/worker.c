@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/fanotify.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
@@ -66,6 +67,7 @@ enum ev_tag
   EV_SIGNAL,
   EV_TIMER,
   EV_INIT,
+  EV_CANARY,
   EV_NOTIFY, /* tag in the low bits, the struct sv_fd * in the rest */
 };
 
@@ -363,7 +365,8 @@ setup (const struct supervisor_cfg *c, int init_pidfd, int *ctl, int *sfd, int *
   if (epoll_add (*ctl, EPOLLIN, EV_CONTROL, err) < 0
       || epoll_add (*sfd, EPOLLIN, EV_SIGNAL, err) < 0
       || epoll_add (*tfd, EPOLLIN, EV_TIMER, err) < 0
-      || epoll_add (init_pidfd, EPOLLIN, EV_INIT, err) < 0)
+      || epoll_add (init_pidfd, EPOLLIN, EV_INIT, err) < 0
+      || (c->canary_fd >= 0 && epoll_add (c->canary_fd, EPOLLIN, EV_CANARY, err) < 0))
     return -1;
   return 0;
 }
@@ -402,6 +405,61 @@ refresh_vfiles (int tfd)
   if (vfiles_refresh (the_sv.vfiles_dirfd, &the_sv.limits, &err) < 0)
     ar_log_error_release (&err);
   sv_audit_tick (&the_sv);
+}
+
+static const struct supervisor_canary *
+canary_of (int fd)
+{
+  struct stat st;
+
+  if (fstat (fd, &st) < 0)
+    return NULL;
+  for (size_t i = 0; i < the_cfg->n_canaries; i++)
+    if (the_cfg->canaries[i].dev == st.st_dev && the_cfg->canaries[i].ino == st.st_ino)
+      return &the_cfg->canaries[i];
+  return NULL;
+}
+
+static void
+canary_alert (const struct fanotify_event_metadata *m)
+{
+  const struct supervisor_canary *k = canary_of (m->fd);
+  cleanup_free char *detail = NULL;
+  char path[64], comm[32] = "";
+  cleanup_close int fd = -1;
+  ssize_t n;
+
+  snprintf (path, sizeof path, "/proc/%d/comm", (int) m->pid);
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd >= 0 && (n = read (fd, comm, sizeof comm - 1)) > 0)
+    comm[n - (comm[n - 1] == '\n')] = '\0';
+  detail
+      = xasprintf ("decoy file `%s` opened by pid %d (%s)", k ? k->path : "?", (int) m->pid, comm);
+  sv_audit_event (&the_sv, "canary", "alert", detail);
+}
+
+/* fanotify on the canaries (ephemeral.h): every FAN_OPEN is an alert.  It sees opens only: a
+   stat, a listing or an mmap of an fd opened before is not an open.  */
+static void
+read_canaries (int fan)
+{
+  char buf[4096] __attribute__ ((aligned (__alignof__(struct fanotify_event_metadata))));
+  ssize_t n;
+
+  while ((n = read (fan, buf, sizeof buf)) > 0)
+    {
+      const struct fanotify_event_metadata *m = (const void *) buf;
+      for (; FAN_EVENT_OK (m, n); m = FAN_EVENT_NEXT (m, n))
+        {
+          if (m->mask & FAN_Q_OVERFLOW)
+            sv_audit_event (&the_sv, "canary", "alert",
+                            "canary events were lost (the queue overflowed)");
+          else if (m->mask & FAN_OPEN)
+            canary_alert (m);
+          if (m->fd >= 0)
+            close (m->fd);
+        }
+    }
 }
 
 /* The watchdog died (our parent-death signal) or someone stops us by hand: either way the
@@ -446,6 +504,8 @@ static void __attribute__ ((noreturn)) main_loop (int ctl, int sfd, int tfd, int
             accept_attach (ctl);
           else if (tag == EV_TIMER)
             refresh_vfiles (tfd);
+          else if (tag == EV_CANARY)
+            read_canaries (the_cfg->canary_fd);
           else if (tag == EV_SIGNAL)
             on_signal (sfd, init_pidfd);
           else if (tag == EV_INIT)

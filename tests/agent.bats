@@ -1,0 +1,305 @@
+#!/usr/bin/env bats
+# The sandbox controls of issue 5 (but the egress broker): the deadline, the ephemeral rootfs
+# and its disk cap, the resource shorthands, canaries and the agent profile.
+load helpers
+
+setup() { setup_busybox; }
+teardown() { teardown_root; }
+
+# sh_args SCRIPT: the container runs /bin/sh -c SCRIPT, on a writable root.
+sh_args() { update_config --arg s "$1" '.root.readonly = false | .process.args = ["/bin/sh", "-c", $s]'; }
+
+# tree_sum DIR: one checksum of every path, owner, mode and content under DIR.
+tree_sum() {
+  (cd "$1" && find . -printf '%p %U:%G %m %l\n' | LC_ALL=C sort
+   find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) | sha256sum
+}
+
+# sleepers_of TAG: live processes whose command line holds TAG (a unique sleep duration).
+sleepers_of() { pgrep -f -- "sleep $1" | while read -r p; do proc_alive "$p" && echo "$p"; done; }
+
+# ---- deadline --------------------------------------------------------------------------------
+
+@test "agent: --timeout kills the whole container at the deadline, forked-away children too (137)" {
+  local tag=$((4000 + RANDOM)) t0 t1
+  sh_args "(setsid sleep $tag &); sleep $((tag + 1))"
+  t0=$(date +%s%N)
+  agentrt run --audit-log "$ROOT/audit.jsonl" --timeout 2s -b "$BUNDLE" "$CID"
+  t1=$(date +%s%N)
+  [ "$status" -eq 137 ]
+  (( (t1 - t0) / 1000000 >= 1900 && (t1 - t0) / 1000000 < 6000 ))
+  [ -z "$(sleepers_of "$tag")" ]
+  [ "$(jq -r 'select(.event == "timeout") | .verdict' "$ROOT/audit.jsonl")" = kill-container ]
+  leaves_nothing
+}
+
+@test "agent: a timed-out container's state says why: io.agentrt.stop.reason=timeout" {
+  sh_args 'sleep 1000'
+  agentrt run --keep --timeout 500ms -b "$BUNDLE" "$CID"
+  [ "$status" -eq 137 ]
+  agentrt state "$CID"
+  [ "$(jq -r '.status' <<<"$output")" = stopped ]
+  [ "$(jq -r '.annotations["io.agentrt.stop.reason"]' <<<"$output")" = timeout ]
+  agentrt delete "$CID"
+  [ "$status" -eq 0 ]
+  leaves_nothing
+}
+
+@test "agent: a container that ends before its deadline has no stop reason" {
+  sh_args 'exit 3'
+  agentrt run --keep --timeout 5s -b "$BUNDLE" "$CID"
+  [ "$status" -eq 3 ]
+  agentrt state "$CID"
+  [ "$(jq -r '.annotations["io.agentrt.stop.reason"] // "none"' <<<"$output")" = none ]
+  agentrt delete "$CID"
+  leaves_nothing
+}
+
+@test "agent: the deadline holds with --platform none (a watchdog without the supervisor)" {
+  local tag=$((5000 + RANDOM))
+  sh_args "(setsid sleep $tag &); sleep $((tag + 1))"
+  update_config '.annotations["io.agentrt.timeout"] = "1s"'
+  agentrt run --platform none -b "$BUNDLE" "$CID"
+  [ "$status" -eq 137 ]
+  [ -z "$(sleepers_of "$tag")" ]
+  leaves_nothing
+}
+
+@test "agent: a created container's deadline runs from create; delete stops its watchdog" {
+  sh_args 'sleep 1000'
+  agentrt_detached create --timeout 1h -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ "$(supervisors_left)" -ge 1 ]
+  agentrt delete --force "$CID"
+  [ "$status" -eq 0 ]
+  leaves_nothing
+}
+
+@test "agent: invalid deadlines fail at create naming the flag or annotation, leaving nothing" {
+  local v
+  for v in 0s 10 1d -5s 5.5s ""; do
+    agentrt run --timeout "$v" -b "$BUNDLE" "$CID"
+    [ "$status" -ne 0 ]
+    [[ $output == *"--timeout: \`$v\`"* ]]
+  done
+  update_config '.annotations["io.agentrt.timeout"] = "soon"'
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -ne 0 ]
+  [[ $output == *'annotation io.agentrt.timeout: `soon`'* ]]
+  leaves_nothing
+}
+
+# ---- ephemeral rootfs and disk cap -----------------------------------------------------------
+
+@test "agent: --ephemeral writes to an overlay: the bundle is unchanged and nothing is left" {
+  local before after mounts
+  sh_args 'echo new >/etc/new && echo changed >/etc/passwd && rm /bin/ls && mkdir -p /var/x && cat /etc/new /etc/passwd'
+  before=$(tree_sum "$BUNDLE/rootfs")
+  mounts=$(wc -l </proc/self/mountinfo)
+  agentrt run --ephemeral -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = new ] && [ "${lines[1]}" = changed ]
+  after=$(tree_sum "$BUNDLE/rootfs")
+  [ "$before" = "$after" ]
+  [ "$(wc -l </proc/self/mountinfo)" -eq "$mounts" ]
+  ! grep -qF "$BUNDLE" /proc/self/mountinfo
+  leaves_nothing
+}
+
+@test "agent: io.agentrt.ephemeral=true; a later run starts from the bundle again" {
+  sh_args 'test ! -e /mark && touch /mark'
+  update_config '.annotations["io.agentrt.ephemeral"] = "true"'
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ ! -e "$BUNDLE/rootfs/mark" ]
+  leaves_nothing
+}
+
+@test "agent: the ephemeral upper layer lives only in the container's mount namespace" {
+  sh_args 'sleep 1000'
+  agentrt_detached create --ephemeral -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  ! grep -qF "$BUNDLE/rootfs" /proc/self/mountinfo
+  local pid
+  pid=$(__agentrt state "$CID" | jq -r .pid)
+  grep -q ' / / .* - overlay ' "/proc/$pid/mountinfo"
+  agentrt delete --force "$CID"
+  leaves_nothing
+}
+
+@test "agent: --disk 16m: dd past it fails with ENOSPC, the host is fine, the bundle unchanged" {
+  local before
+  sh_args 'dd if=/dev/zero of=/fill bs=1M count=64 2>&1; echo dd=$?; df -k / | tail -1'
+  before=$(tree_sum "$BUNDLE/rootfs")
+  agentrt run --disk 16m -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [[ $output == *"No space left on device"* ]]
+  [[ $output == *"dd=1"* ]]
+  # The filesystem seen as / is the 16 MiB tmpfs.
+  [ "$(grep -A0 -E '^(overlay|none) ' <<<"$output" | awk '{print $2}')" -le 16384 ]
+  [ "$before" = "$(tree_sum "$BUNDLE/rootfs")" ]
+  dd if=/dev/zero of="$ROOT/host-ok" bs=1M count=1 2>/dev/null
+  leaves_nothing
+}
+
+@test "agent: io.agentrt.disk caps the config's writable tmpfs mounts without a size" {
+  update_config '.mounts += [{"destination": "/scratch", "type": "tmpfs", "source": "tmpfs", "options": ["nosuid"]},
+                             {"destination": "/sized", "type": "tmpfs", "source": "tmpfs", "options": ["size=4m"]}]
+    | .annotations["io.agentrt.disk"] = "8m"'
+  sh_args 'df -k /scratch /sized | tail -2'
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ "$(awk 'NR == 1 {print $2}' <<<"$output")" -eq 8192 ]
+  [ "$(awk 'NR == 2 {print $2}' <<<"$output")" -eq 4096 ]
+  leaves_nothing
+}
+
+@test "agent: invalid disk sizes and ephemeral values fail naming the flag or annotation" {
+  local v
+  for v in 0 16x 100k -1m m; do
+    agentrt run --disk "$v" -b "$BUNDLE" "$CID"
+    [ "$status" -ne 0 ]
+    [[ $output == *"--disk: \`$v\`"* ]]
+  done
+  update_config '.annotations["io.agentrt.ephemeral"] = "yes"'
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -ne 0 ]
+  [[ $output == *'annotation io.agentrt.ephemeral: `yes`'* ]]
+  leaves_nothing
+}
+
+# ---- resource shorthands ---------------------------------------------------------------------
+
+@test "agent: --memory, --cpus and --pids are written into linux.resources" {
+  sh_args 'true'
+  agentrt_detached create --memory 64m --cpus 0.5 --pids 32 -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  local c="$ROOT/state/$CID/config.json"
+  [ "$(jq -r .linux.resources.memory.limit "$c")" -eq $((64 * 1024 * 1024)) ]
+  [ "$(jq -r .linux.resources.cpu.quota "$c")" -eq 50000 ]
+  [ "$(jq -r .linux.resources.cpu.period "$c")" -eq 100000 ]
+  [ "$(jq -r .linux.resources.pids.limit "$c")" -eq 32 ]
+  # The bundle's own config is not touched.
+  [ "$(jq -r '.linux.resources.memory.limit // "unset"' "$BUNDLE/config.json")" = unset ]
+  agentrt delete --force "$CID"
+  leaves_nothing
+}
+
+@test "agent: --pids is enforced: a fork past it fails" {
+  sh_args 'for i in 1 2 3 4 5 6 7 8 9 10; do sleep 5 & done 2>&1; echo done'
+  agentrt run --pids 4 -b "$BUNDLE" "$CID"
+  [[ $output == *"can't fork"* || $output == *"Resource temporarily unavailable"* ]]
+  leaves_nothing
+}
+
+@test "agent: invalid shorthands fail naming the flag, leaving nothing" {
+  agentrt run --memory 1k -b "$BUNDLE" "$CID"
+  [[ $status -ne 0 && $output == *'--memory: `1k`'* ]]
+  agentrt run --cpus 0 -b "$BUNDLE" "$CID"
+  [[ $status -ne 0 && $output == *'--cpus: `0`'* ]]
+  agentrt run --cpus 1.2.3 -b "$BUNDLE" "$CID"
+  [[ $status -ne 0 && $output == *'--cpus: `1.2.3`'* ]]
+  agentrt run --pids 0 -b "$BUNDLE" "$CID"
+  [[ $status -ne 0 && $output == *'--pids: `0`'* ]]
+  leaves_nothing
+}
+
+# ---- canaries --------------------------------------------------------------------------------
+
+@test "agent: --canary plants decoys; opening one is an alert naming the file and the process" {
+  local before
+  before=$(tree_sum "$BUNDLE/rootfs")
+  sh_args 'stat /root/.aws/credentials >/dev/null && ls /root/.ssh && cat /root/.aws/credentials'
+  agentrt run --keep --canary /root/.aws/credentials,/root/.ssh/id_rsa -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [[ $output == *id_rsa* && $output == *aws_secret_access_key* ]]
+  local a="$ROOT/state/$CID/audit.jsonl"
+  [ "$(jq -r 'select(.event == "canary") | .severity' "$a")" = alert ]
+  # stat and readdir are no opens: one alert only, the cat's.
+  [ "$(jq -r 'select(.event == "canary") | .detail' "$a" | wc -l)" -eq 1 ]
+  jq -r 'select(.event == "canary") | .detail' "$a" | grep -qF '`/root/.aws/credentials` opened by pid'
+  jq -r 'select(.event == "canary") | .detail' "$a" | grep -qF '(cat)'
+  agentrt state "$CID"
+  [ "$(jq -r '.annotations["io.agentrt.audit.alerts"]' <<<"$output")" -ge 1 ]
+  agentrt delete "$CID"
+  [ "$before" = "$(tree_sum "$BUNDLE/rootfs")" ]
+  leaves_nothing
+}
+
+@test "agent: an untouched canary raises nothing" {
+  sh_args 'true'
+  update_config '.annotations["io.agentrt.canary"] = "/home/agent/.netrc"'
+  agentrt run --audit-log "$ROOT/audit.jsonl" -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  ! grep -q '"event":"canary"' "$ROOT/audit.jsonl"
+  leaves_nothing
+}
+
+@test "agent: invalid canaries fail at create, and --platform none cannot watch them" {
+  local v
+  for v in relative /proc/x /a/../b /dev/shm/k /x/; do
+    agentrt run --canary "$v" -b "$BUNDLE" "$CID"
+    [[ $status -ne 0 && $output == *"--canary: \`$v\`"* ]]
+  done
+  agentrt run --platform none --canary /root/k -b "$BUNDLE" "$CID"
+  [[ $status -ne 0 && $output == *"canaries need the supervisor"* ]]
+  # A path through a file of the rootfs cannot hold a decoy.
+  agentrt run --canary /bin/busybox/k -b "$BUNDLE" "$CID"
+  [[ $status -ne 0 && $output == *"is not a directory"* ]]
+  leaves_nothing
+}
+
+# ---- the agent profile -----------------------------------------------------------------------
+
+@test "agent: spec --agent writes the locked-down config" {
+  local d="$ROOT/agent-bundle" c
+  mkdir -p "$d"
+  agentrt spec --agent -b "$d"
+  [ "$status" -eq 0 ]
+  c="$d/config.json"
+  [ "$(jq -r '[.linux.namespaces[].type] | sort | join(",")' "$c")" = cgroup,ipc,mount,network,pid,user,uts ]
+  [ "$(jq -r '.linux.uidMappings[0].hostID' "$c")" -eq 100000 ]
+  [ "$(jq -r '.process.capabilities | [.[]] | flatten | length' "$c")" -eq 0 ]
+  [ "$(jq -r '.process.noNewPrivileges' "$c")" = true ]
+  [ "$(jq -r '.linux.resources.memory.limit' "$c")" -eq $((512 * 1024 * 1024)) ]
+  [ "$(jq -r '.linux.resources.pids.limit' "$c")" -eq 256 ]
+  [ "$(jq -r '.annotations["io.agentrt.timeout"]' "$c")" = 10m ]
+  [ "$(jq -r '.annotations["io.agentrt.ephemeral"]' "$c")" = true ]
+  jq -e '.linux.maskedPaths | index("/proc/kcore")' "$c" >/dev/null
+  [ "$(jq -r '[.mounts[] | select(.type == "cgroup")] | length' "$c")" -eq 0 ]
+  agentrt spec --agent --rootless -b "$ROOT"
+  [ "$status" -ne 0 ]
+}
+
+@test "agent: run --agent: root inside, an unprivileged uid on the host, loopback only, no caps" {
+  local tag=$((6000 + RANDOM)) uid
+  sh_args "id -u; grep CapEff /proc/self/status; ls /sys/class/net; echo w >/tmp/w && cat /tmp/w; sleep $tag"
+  update_config '.process.env += ["TAG=1"]'
+  __agentrt run --agent --timeout 3s -b "$BUNDLE" "$CID" >"$ROOT/out" 2>&1 &
+  for _ in $(seq 50); do [ -n "$(sleepers_of "$tag")" ] && break; sleep 0.1; done
+  uid=$(awk '/^Uid:/ {print $2}' "/proc/$(sleepers_of "$tag" | head -1)/status")
+  [ "$uid" -eq 100000 ]
+  wait $! || status=$?
+  [ "${status:-0}" -eq 137 ]
+  cat "$ROOT/out" >&2
+  [ "$(sed -n 1p "$ROOT/out")" = 0 ]
+  grep -q 'CapEff:.0000000000000000' "$ROOT/out"
+  [ "$(sed -n 3p "$ROOT/out")" = lo ]
+  grep -qx w "$ROOT/out"
+  leaves_nothing
+}
+
+@test "agent: io.agentrt.profile=agent applies the profile, keeping args, env and cwd" {
+  update_config '.annotations["io.agentrt.profile"] = "agent" | .process.cwd = "/tmp"
+    | .process.env += ["KEPT=yes"] | .process.args = ["/bin/sh", "-c", "pwd; echo $KEPT; cat /proc/self/uid_map"]'
+  agentrt run --memory 128m -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = /tmp ] && [ "${lines[1]}" = yes ]
+  [[ ${lines[2]} == *100000* ]]
+  update_config '.annotations["io.agentrt.profile"] = "strict"'
+  agentrt run -b "$BUNDLE" "$CID"
+  [[ $status -ne 0 && $output == *'annotation io.agentrt.profile: `strict`'* ]]
+  leaves_nothing
+}
