@@ -210,3 +210,18 @@ except OSError as e:
   # loopback (refused).
   [[ "$output" =~ allowed=[1-9] ]] && [[ "$output" =~ failed=[1-9] ]]
 }
+
+@test "egress: swapping the fd under an AF_UNIX connect never disconnects a brokered socket" {
+  serve 127.0.0.1 allowed
+  gcc -static -O2 -Wall -Wextra -Werror -pthread -o "$BUNDLE/rootfs/bin/unix_race" \
+    "$BATS_TEST_DIRNAME/probe/unix_race.c"
+  mkdir -p "$BUNDLE/rootfs/tmp"
+  update_config --arg p "$PORT" '.root.readonly = false | .process.args = ["/bin/unix_race", $p, "3"] | .process.cwd = "/tmp"'
+  agentrt run --net-allow "127.0.0.1:$PORT" -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  # Relative and `..` paths resolved in the caller's cwd; the TCP socket was brokered (of the
+  # host's namespace), stayed connected to its endpoint, and the race did connect unix sockets.
+  [[ "$output" == *"relative=1 brokered=1 "* ]]
+  [[ "$output" == *" lost=0"* ]]
+  [[ "$output" =~ unix_ok=[1-9] ]]
+}

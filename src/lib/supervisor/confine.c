@@ -3,23 +3,34 @@
 #include <sched.h>
 #include <seccomp.h>
 #include <sys/capability.h>
+#include <string.h>
 #include <sys/prctl.h>
 
 #include "caps.h"
 #include "log.h"
 #include "supervisor/confine.h"
 
-static int
-drop_caps (bool worker, ar_error_t *err)
+static bool
+kept (const cap_value_t *keep, int n, int c)
 {
-  cap_value_t keep[] = { CAP_KILL, CAP_SYS_PTRACE };
-  int nkeep = worker ? 2 : 1;
+  for (int i = 0; i < n; i++)
+    if (keep[i] == c)
+      return true;
+  return false;
+}
+
+static int
+drop_caps (enum confine_role role, ar_error_t *err)
+{
+  /* The worker: pidfd_getfd (PTRACE), and, for the AF_UNIX connects it does in a thread that
+     takes on the caller's root and fs ids (handlers/egress.c), SETUID, SETGID and SYS_CHROOT.  */
+  cap_value_t keep[] = { CAP_KILL, CAP_SYS_PTRACE, CAP_SETUID, CAP_SETGID, CAP_SYS_CHROOT };
+  int nkeep = role == CONFINE_BROKER ? 5 : role == CONFINE_WORKER ? 2 : 1;
   cap_t caps;
   int last = caps_last_cap ();
 
   for (int c = 0; c <= last; c++)
-    if (c != CAP_KILL && (!worker || c != CAP_SYS_PTRACE) && prctl (PR_CAPBSET_DROP, c) < 0
-        && errno != EINVAL)
+    if (!kept (keep, nkeep, c) && prctl (PR_CAPBSET_DROP, c) < 0 && errno != EINVAL)
       return ar_make_error (err, errno, "supervisor: drop capability %d from the bounding set", c);
   if (prctl (PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
     return ar_make_error (err, errno, "supervisor: clear ambient capabilities");
@@ -36,7 +47,9 @@ drop_caps (bool worker, ar_error_t *err)
 }
 
 /* What the supervisor never does once it serves: run programs, change mounts or namespaces,
-   load kernel code, trace or write into processes other than by process_vm_writev.  */
+   load kernel code, trace or write into processes other than by process_vm_writev.  The
+   worker's one exception: unshare (CLONE_FS) and chroot, for a thread's own view of the
+   caller's filesystem (handlers/egress.c).  */
 static const char *const refused[] = {
   "execve",
   "execveat",
@@ -86,8 +99,14 @@ static const char *const refused[] = {
   "vfork",
 };
 
+static bool
+broker_may (enum confine_role role, const char *name)
+{
+  return role == CONFINE_BROKER && strcmp (name, "chroot") == 0;
+}
+
 static int
-own_filter (ar_error_t *err)
+own_filter (enum confine_role role, ar_error_t *err)
 {
   scmp_filter_ctx ctx = seccomp_init (SCMP_ACT_ALLOW);
   int r = 0;
@@ -97,7 +116,12 @@ own_filter (ar_error_t *err)
   for (size_t i = 0; i < sizeof refused / sizeof refused[0] && r == 0; i++)
     {
       int nr = seccomp_syscall_resolve_name (refused[i]);
-      if (nr != __NR_SCMP_ERROR)
+      if (nr == __NR_SCMP_ERROR || broker_may (role, refused[i]))
+        continue;
+      if (role == CONFINE_BROKER && nr == SCMP_SYS (unshare))
+        r = seccomp_rule_add (ctx, SCMP_ACT_ERRNO (EPERM), nr, 1,
+                              SCMP_A0 (SCMP_CMP_NE, (scmp_datum_t) CLONE_FS));
+      else
         r = seccomp_rule_add (ctx, SCMP_ACT_ERRNO (EPERM), nr, 0);
     }
   /* glibc falls back to clone only on ENOSYS.  */
@@ -119,9 +143,9 @@ own_filter (ar_error_t *err)
 }
 
 int
-confine_supervisor (bool worker, ar_error_t *err)
+confine_supervisor (enum confine_role role, ar_error_t *err)
 {
-  if (drop_caps (worker, err) < 0)
+  if (drop_caps (role, err) < 0)
     return -1;
-  return own_filter (err);
+  return own_filter (role, err);
 }

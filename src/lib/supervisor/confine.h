@@ -10,6 +10,15 @@
 
 #include "agentrt/error.h"
 
-int confine_supervisor (bool worker, ar_error_t *err);
+enum confine_role
+{
+  CONFINE_WATCHDOG, /* CAP_KILL */
+  CONFINE_WORKER,   /* + CAP_SYS_PTRACE */
+  CONFINE_BROKER,   /* a worker with an egress allowlist: + CAP_SETUID, CAP_SETGID and
+                       CAP_SYS_CHROOT, unshare(CLONE_FS) and chroot, for the AF_UNIX connects
+                       it makes as the caller (handlers/egress.c) */
+};
+
+int confine_supervisor (enum confine_role role, ar_error_t *err);
 
 #endif

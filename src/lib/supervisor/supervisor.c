@@ -273,7 +273,7 @@ static void __attribute__ ((noreturn)) watchdog_main (const struct supervisor_cf
   if (worker == 0 && c->notify_fd < 0)
     {
       /* The deadline alone (--platform none): nothing to serve, no worker.  */
-      if (sfd < 0 || confine_supervisor (false, &err) < 0)
+      if (sfd < 0 || confine_supervisor (CONFINE_WATCHDOG, &err) < 0)
         {
           cleanup_free char *text = err ? ar_error_text (err) : xstrdup (strerror (errno));
           dprintf (ready_fd, "error: supervisor: %s", text);
@@ -297,7 +297,7 @@ static void __attribute__ ((noreturn)) watchdog_main (const struct supervisor_cf
   close (c->notify_fd); /* the worker's, not ours */
   if (c->canary_fd >= 0)
     close (c->canary_fd);
-  if (worker < 0 || sfd < 0 || confine_supervisor (false, &err) < 0)
+  if (worker < 0 || sfd < 0 || confine_supervisor (CONFINE_WATCHDOG, &err) < 0)
     {
       ar_error_release (&err);
       if (worker > 0)

@@ -33,11 +33,10 @@ struct sv
   int nr_cpu_ids;           /* the host's, for sched_getaffinity's size rule */
   size_t cpumask_bytes;     /* what the kernel's sched_getaffinity returns for a large buffer */
   const struct egress_list *egress; /* NULL: connect is audited, then done by the kernel */
-  /* Egress (handlers/egress.c).  Known gap: an AF_UNIX connect is continued after its socket
-     was checked; a thread that swaps the fd for a connected socket of the host's namespace in
-     between, and rewrites the address to AF_UNSPEC, disconnects that socket; the same race
-     again could then connect it anywhere.  Closing it means doing AF_UNIX connects in the
-     supervisor on the checked socket, from a helper in the container's mount namespace.  */
+  /* Egress (handlers/egress.c).  An AF_UNIX connect is never continued (the kernel would look
+     the fd up again, after a racing thread could have swapped it for a brokered socket of the
+     host's namespace and the address for AF_UNSPEC, disconnecting it): a thread of the worker
+     connects the socket it checked, with the caller's root, cwd, fs ids and groups.  */
   uint64_t host_netns;      /* netns cookies: ours (the caller's, with a route)… */
   uint64_t container_netns; /* …and the container's (loopback only) */
   atomic_uint brokers;      /* connects in progress in threads of their own */

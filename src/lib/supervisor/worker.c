@@ -535,7 +535,8 @@ supervisor_worker_main (const struct supervisor_cfg *c, int ready_fd, int init_p
   watchdog = getppid ();
   the_cfg = c;
   /* Confined before the first thread exists: capabilities and filters are per thread.  */
-  if (setup (c, init_pidfd, &ctl, &sfd, &tfd, &err) < 0 || confine_supervisor (true, &err) < 0
+  if (setup (c, init_pidfd, &ctl, &sfd, &tfd, &err) < 0
+      || confine_supervisor (c->egress ? CONFINE_BROKER : CONFINE_WORKER, &err) < 0
       || add_notify_fd (c->notify_fd, -1, &err) < 0)
     {
       cleanup_free char *text = ar_error_text (err);

@@ -16,13 +16,18 @@
                                        namespace would answer
 
    A socket that is not in the container's namespace (a brokered one whose connect failed) is
-   never connected for anything but an allowlisted endpoint.  Blocking connects run in a thread
-   of their own, so a slow endpoint never holds up the container's other calls.  */
+   never connected for anything but an allowlisted endpoint.  AF_UNIX connects are done here too,
+   on the checked unix socket itself, by a thread that first takes the caller's view of the
+   filesystem (see unix_enter): continuing them would let the kernel look the fd up again, after
+   a racing thread swapped it for a brokered socket of our namespace (an AF_UNSPEC address then
+   disconnects it, and a disconnected socket of ours can be connected anywhere).  Blocking connects
+   run in a thread of their own, so a slow endpoint never holds up the container's other calls.  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +97,10 @@ sv_egress_setup (struct sv *sv, int init_pidfd, ar_error_t *err)
   return 0;
 }
 
+/* Supplementary groups of a caller we take on for an AF_UNIX connect; more is refused (the
+   kernel's limit is 65536, far past what a container has).  */
+#define NGROUPS_MAX_CALLER 256
+
 /* One connect being done for the workload.  */
 struct job
 {
@@ -111,6 +120,13 @@ struct job
   struct sockaddr_storage addr;
   socklen_t len;
   char *args;
+  /* AF_UNIX (is_unix): the caller's root and cwd (O_PATH), fs ids and groups.  */
+  bool is_unix;
+  int root, cwd;
+  uid_t fsuid;
+  gid_t fsgid;
+  size_t ngroups;
+  gid_t groups[NGROUPS_MAX_CALLER];
 };
 
 static void
@@ -118,6 +134,10 @@ job_free (struct job *j)
 {
   if (j->sock >= 0)
     close (j->sock);
+  if (j->root >= 0)
+    close (j->root);
+  if (j->cwd >= 0)
+    close (j->cwd);
   free (j->args);
   free (j);
 }
@@ -324,12 +344,46 @@ run_job (struct job *j)
   job_audit (j, "allow", r == EINPROGRESS ? 0 : r);
 }
 
+/* This thread, for the rest of its short life, resolves paths as the caller does: a
+   filesystem context of its own (unshare CLONE_FS: the worker's other threads keep theirs)
+   rooted at the caller's root and in its cwd, so relative paths, `..` and absolute symlinks
+   resolve as the kernel would have resolved them in the caller (the mounts walked are the
+   caller's: they hang off its root), and the caller's fs ids and groups, so the permission
+   checks on the path and the socket file are the caller's, never wider.  Raw syscalls: the
+   libc wrappers of setgroups/setfsuid would apply them to every thread.  The caller's
+   capabilities are not taken on: a caller that could connect only thanks to CAP_DAC_OVERRIDE
+   is refused (EACCES), which fails closed.  0 or an errno.  */
+static int
+unix_enter (const struct job *j)
+{
+  if (syscall (SYS_unshare, CLONE_FS) < 0
+      || syscall (SYS_setgroups, j->ngroups, j->ngroups ? j->groups : NULL) < 0)
+    return errno;
+  (void) syscall (SYS_setfsgid, j->fsgid);
+  if ((gid_t) syscall (SYS_setfsgid, -1) != j->fsgid)
+    return EPERM;
+  (void) syscall (SYS_setfsuid, j->fsuid);
+  if ((uid_t) syscall (SYS_setfsuid, -1) != j->fsuid)
+    return EPERM;
+  if (fchdir (j->root) < 0 || chroot (".") < 0 || fchdir (j->cwd) < 0)
+    return errno;
+  return 0;
+}
+
 static void *
 job_thread (void *arg)
 {
   struct job *j = arg;
+  int e = j->is_unix ? unix_enter (j) : 0;
 
-  run_job (j);
+  if (e == 0)
+    run_job (j);
+  else
+    {
+      ar_debug ("supervisor: egress: take the caller's filesystem view: %s", strerror (e));
+      j->resp = (struct seccomp_notif_resp){ .id = j->req.id, .error = -e };
+      job_audit (j, "deny", e);
+    }
   if (ioctl (j->notify_fd, SECCOMP_IOCTL_NOTIF_SEND, &j->resp) < 0 && errno != ENOENT)
     ar_debug ("supervisor: egress: answer notification: %s", strerror (errno));
   atomic_fetch_sub (&j->sv->brokers, 1);
@@ -452,6 +506,124 @@ decide (struct sv_call *c, const struct sockaddr_storage *ss, size_t len,
   return NULL;
 }
 
+static struct job *
+job_new (struct sv_call *c, const char *rule, const char *args_json)
+{
+  struct job *j = xzalloc (sizeof *j);
+
+  j->sv = c->sv;
+  j->notify_fd = c->notify_fd;
+  j->req = *c->req;
+  j->entry = c->entry;
+  j->name = c->name;
+  j->rule = rule;
+  j->args = xstrdup (args_json);
+  j->sock = j->root = j->cwd = -1;
+  return j;
+}
+
+/* The fourth field of /proc/TID/status's line `key` (Uid:, Gid:: the fs id), in our user
+   namespace, which is the host's.  */
+static bool
+status_fs_id (const char *text, const char *key, unsigned *out)
+{
+  const char *p = strstr (text, key);
+  unsigned r, e, s;
+
+  return p && sscanf (p + strlen (key), "%u %u %u %u", &r, &e, &s, out) == 4;
+}
+
+static bool
+status_groups (const char *text, struct job *j)
+{
+  const char *p = strstr (text, "\nGroups:");
+  char *end;
+
+  if (p == NULL)
+    return false;
+  p += strlen ("\nGroups:");
+  for (;;)
+    {
+      unsigned long g;
+
+      while (*p == ' ' || *p == '\t')
+        p++;
+      if (*p == '\n' || *p == '\0')
+        return true;
+      errno = 0;
+      g = strtoul (p, &end, 10);
+      if (end == p || errno != 0 || j->ngroups == NGROUPS_MAX_CALLER)
+        return false;
+      j->groups[j->ngroups++] = (gid_t) g;
+      p = end;
+    }
+}
+
+/* What unix_enter takes on: the caller's root, cwd and credentials.  The caller's own
+   thread (req.pid is a tid) cannot change its credentials while it waits for us; its root
+   and cwd may be changed by a thread sharing them, which is the caller's own doing, as it
+   would be for the kernel's look-up.  0 or an errno (EINTR: the call has gone).  */
+static int
+caller_fs (struct sv_call *c, struct job *j)
+{
+  char path[64];
+  cleanup_free char *text = NULL;
+  unsigned uid, gid;
+  pid_t tid = (pid_t) c->req->pid;
+
+  snprintf (path, sizeof path, "/proc/%d/root", (int) tid);
+  j->root = open (path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  snprintf (path, sizeof path, "/proc/%d/cwd", (int) tid);
+  j->cwd = open (path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  snprintf (path, sizeof path, "/proc/%d/status", (int) tid);
+  if (j->root < 0 || j->cwd < 0 || ar_read_file (path, 1 << 16, &text, NULL, NULL) < 0)
+    return sv_id_valid (c) ? EACCES : EINTR;
+  if (!status_fs_id (text, "\nUid:", &uid) || !status_fs_id (text, "\nGid:", &gid)
+      || !status_groups (text, j))
+    return sv_id_valid (c) ? EACCES : EINTR;
+  /* Checked last: all of the above was the caller's, not a reused pid's.  */
+  if (!sv_id_valid (c))
+    return EINTR;
+  j->fsuid = uid;
+  j->fsgid = gid;
+  return 0;
+}
+
+/* An AF_UNIX connect, on the socket checked (`wfd`, the workload's own, a unix socket of the
+   container's namespace, so an abstract name resolves there too), in a thread of its own
+   (unix_enter must not change the worker's own view, and a connect to a busy listener
+   blocks).  */
+static void
+unix_connect (struct sv_call *c, int wfd, const struct sock_info *si, const void *addr, size_t len,
+              const char *args_json)
+{
+  struct job *j;
+  int e;
+
+  if (si->domain != AF_UNIX || si->netns != c->sv->container_netns)
+    {
+      close (wfd);
+      sv_reply_error (c, EAFNOSUPPORT);
+      return;
+    }
+  j = job_new (c, "egress-local", args_json);
+  j->sock = wfd;
+  j->is_unix = true;
+  memcpy (&j->addr, addr, len);
+  j->len = (socklen_t) len;
+  e = caller_fs (c, j);
+  if (e != 0)
+    {
+      job_free (j);
+      sv_reply_error (c, e);
+      return;
+    }
+  if (defer (c, j))
+    return;
+  job_free (j);
+  deny (c, EAGAIN, "egress-busy", args_json);
+}
+
 void
 sv_egress_connect (struct sv_call *c, const void *addr, size_t len, const char *args_json)
 {
@@ -475,21 +647,9 @@ sv_egress_connect (struct sv_call *c, const void *addr, size_t len, const char *
       sv_reply_error (c, -r); /* ENOTSOCK */
       return;
     }
-  /* AF_UNIX paths resolve in the container's mount namespace, which only the kernel, in the
-     caller, can do: continued, but only for a unix socket of the container's (a TCP socket
-     of ours, given a unix address now and AF_UNSPEC by a racing thread, would be
-     disconnected).  What remains: the fd swapped for another between this check and the
-     kernel's own look-up; see the note in sv.h.  */
   if (len >= sizeof ss->ss_family && ss->ss_family == AF_UNIX)
     {
-      close (wfd);
-      if (si.domain != AF_UNIX || si.netns != c->sv->container_netns)
-        {
-          sv_reply_error (c, EAFNOSUPPORT);
-          return;
-        }
-      sv_reply_continue (c);
-      sv_audit (c, "allow", 0, args_json);
+      unix_connect (c, wfd, &si, ss, len, args_json);
       return;
     }
   rule = decide (c, ss, len, &si, &broker, &deny_err);
@@ -499,19 +659,12 @@ sv_egress_connect (struct sv_call *c, const void *addr, size_t len, const char *
       deny (c, deny_err, "egress-deny", args_json);
       return;
     }
-  j = xzalloc (sizeof *j);
-  j->sv = c->sv;
-  j->notify_fd = c->notify_fd;
-  j->req = *c->req;
-  j->entry = c->entry;
-  j->name = c->name;
-  j->rule = rule;
+  j = job_new (c, rule, args_json);
   j->target = (int) c->req->data.args[0];
   j->replace = broker;
   j->cloexec = broker && fd_cloexec ((pid_t) c->req->pid, j->target);
   memcpy (&j->addr, ss, len);
   j->len = (socklen_t) len;
-  j->args = xstrdup (args_json);
   j->nonblock = si.nonblock;
   if (broker)
     {
