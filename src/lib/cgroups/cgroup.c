@@ -267,10 +267,11 @@ make_parents (char *p, bool v2, ar_error_t *err)
   for (char *s = strchr (p + 1, '/'); s; s = strchr (s + 1, '/'))
     {
       *s = '\0';
-      if (mkdir (p, 0755) == 0)
-        cg_cpuset_inherit (p);
-      else if (errno != EEXIST)
+      if (mkdir (p, 0755) < 0 && errno != EEXIST)
         return ar_make_error (err, errno, "create cgroup `%s`", p);
+      /* Also when it exists: a create beside us may have made it a moment ago and not yet
+         given it CPUs and memory nodes (a child of an empty cpuset cannot be joined).  */
+      cg_cpuset_inherit (p);
       if (v2)
         cg_v2_delegate (p);
       *s = '/';
