@@ -1,13 +1,14 @@
 # bench/plot.gp: the chart of bench/results.tsv (written by bench/run.sh).
 #   gnuplot -e "data='bench/results.tsv'; out='bench/results.png'" bench/plot.gp
-# Three panels, log scale: lifecycle commands (ms), system calls inside the container (ns per
-# call), and the raw seccomp notify round trip on the host (ns, bench/notify-rtt.c).  A peer
+# Four panels, log scale: lifecycle commands (ms), system calls inside the container (ns per
+# call), the raw seccomp notify round trip on the host (ns, bench/notify-rtt.c), and the real
+# workloads (ms per run).  Footprint and scale (the tsv's index 4) are in the table only.  A peer
 # that could not run, or a figure that could not be measured, is NaN: no bar.
 if (!exists("data")) data = 'results.tsv'
 if (!exists("out")) out = 'results.png'
 if (!exists("subtitle")) subtitle = 'agentrt'
 
-set terminal pngcairo size 2100,650 font 'DejaVu Sans,11' noenhanced
+set terminal pngcairo size 2800,650 font 'DejaVu Sans,11' noenhanced
 set output out
 set datafile separator "\t"
 set datafile missing "NaN"
@@ -31,7 +32,7 @@ set linetype 4 lc rgb "#55a868"   # agentrt (its default platform)
 set linetype 5 lc rgb "#a6d96a"   # agentrt --platform none
 set linetype 6 lc rgb "#8c8c8c"   # host
 
-set multiplot layout 1,3 title subtitle." vs crun, runc and runsc (gVisor, ptrace): medians, log scale, lower is faster"
+set multiplot layout 1,4 title subtitle." vs crun, runc and runsc (gVisor, ptrace): medians, log scale, lower is faster"
 
 set title "container lifecycle (hyperfine)"
 set ylabel "ms per command"
@@ -57,5 +58,14 @@ set title "seccomp notify round trip on the host (notify-rtt: getppid)"
 set ylabel "ns per call"
 set yrange [10:*]
 plot data index 2 using 3:xtic(2) title columnhead(3) lt 6
+
+set title "real workloads on the Debian rootfs (hyperfine: a whole run)"
+set ylabel "ms per run"
+set yrange [10:*]
+plot data index 3 using 3:xtic(2) title columnhead(3) lt 1, \
+     ''   index 3 using 4 title columnhead(4) lt 2, \
+     ''   index 3 using 5 title columnhead(5) lt 3, \
+     ''   index 3 using 6 title columnhead(6) lt 4, \
+     ''   index 3 using 7 title columnhead(7) lt 5
 
 unset multiplot

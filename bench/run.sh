@@ -3,8 +3,10 @@
 # packages, in one run; medians and ratios to crun.  See bench/README.md.
 #
 #   bench/run.sh               install what is missing, measure, write bench/results.{md,tsv,png}
-#   bench/run.sh bundle DIR    only build the bundles (DIR/true DIR/sleep DIR/sc DIR/sc-tcp,
-#                              sharing DIR/rootfs, which holds /sc-bench and /notify-rtt), to
+#   bench/run.sh bundle DIR    only build the bundles (DIR/true DIR/sleep DIR/idle DIR/sc
+#                              DIR/sc-tcp, sharing DIR/rootfs, which holds /sc-bench and
+#                              /notify-rtt; and the workloads DIR/py-pass ... DIR/pip on the
+#                              Debian rootfs of tests/lib/debian.sh), to
 #                              rerun a figure by hand with the command the table names (needs
 #                              runc, jq, gcc and busybox-static)
 #
@@ -12,7 +14,9 @@
 # results go; default: this directory), BENCH_WARMUP/BENCH_RUNS (hyperfine, default 2/10),
 # SC_RUNS/SC_BUDGET_MS (sc-bench and notify-rtt: 9 runs, each its own container or process, of
 # >= 100 ms per test), NOTIFY_BASE (the notify-rtt test the supervised calls are set against;
-# default same-cpu-sync).
+# default same-cpu-sync), BENCH_WL_WARMUP/BENCH_WL_RUNS (the workloads, 1/5), BENCH_IDLE_N
+# (idle containers per peer for the footprint, 20), BENCH_SCALE_LOOPS/BENCH_SCALE_SECONDS (the
+# parallel create/start/delete loops, 4 for 10 s).
 #
 # What this changes on the host, and undoes: only if crun refuses the hybrid cgroup layout
 # because the cgroup2 mount holds hugetlb, it mounts hugetlb as its own v1 hierarchy on a new
@@ -42,6 +46,39 @@ RTT_TESTS=(native same-cpu other-cpu same-cpu-sync unpinned unpinned-sync)
 SUPERVISED=(uname fork-exec tcp-connect)
 NOTIFY_BASE=${NOTIFY_BASE:-same-cpu-sync}
 CGROOT=/sys/fs/cgroup
+# Real workloads (bundles DIR/NAME on the Debian rootfs), each timed as a whole `run` with
+# hyperfine (BENCH_WL_WARMUP/BENCH_WL_RUNS, default 1/5: a run of runsc's takes seconds).
+WORKLOADS=(py-pass py-import py-cpu py-files sh-procs pip)
+WL_WARMUP=${BENCH_WL_WARMUP:-1}
+WL_RUNS=${BENCH_WL_RUNS:-5}
+WL_IMPORTS="json, os, re, subprocess, threading, multiprocessing, asyncio, email, http.client, sqlite3, decimal, xml.etree.ElementTree"
+WL_CPU_ITER=13000000 # ~1 s of `n += i` in python3 on these VMs
+# The file-heavy task: python3 writes and reads 2000 small files in /tmp (a tmpfs), then one
+# grep reads them all again.
+WL_FILES_PY='import os
+os.mkdir("/tmp/f")
+for i in range(2000):
+    with open("/tmp/f/%d.txt" % i, "w") as f:
+        f.write(("file %d, line of text\n" % i) * 8 + "needle %d\n" % (i % 10))
+n = 0
+for i in range(2000):
+    with open("/tmp/f/%d.txt" % i) as f:
+        n += len(f.read())
+assert n > 0'
+WL_FILES_SH="python3 -c '$WL_FILES_PY' && grep -rl 'needle 7' /tmp/f | wc -l"
+WL_PROCS_SH='for i in $(seq 300); do /bin/true; done'
+wl_args() { # WORKLOAD: its process.args, as JSON
+  case $1 in
+  py-pass) jq -nc '["/usr/bin/python3", "-c", "pass"]' ;;
+  py-import) jq -nc --arg s "import $WL_IMPORTS" '["/usr/bin/python3", "-c", $s]' ;;
+  py-cpu) jq -nc --arg s "n = 0
+for i in range($WL_CPU_ITER):
+    n += i" '["/usr/bin/python3", "-c", $s]' ;;
+  py-files) jq -nc --arg s "$WL_FILES_SH" '["/bin/sh", "-c", $s]' ;;
+  sh-procs) jq -nc --arg s "$WL_PROCS_SH" '["/bin/sh", "-c", $s]' ;;
+  pip) jq -nc '["/usr/bin/pip", "--version"]' ;;
+  esac
+}
 
 log() { printf 'bench: %s\n' "$*" >&2; }
 die() {
@@ -78,10 +115,11 @@ make_bundles() {
       mv "$spec_tmp/c" "$spec_tmp/config.json"
   fi
   local name args
-  for name in true sleep sc sc-tcp; do
+  for name in true sleep idle sc sc-tcp; do
     case $name in
     true) args='["/bin/true"]' ;;
     sleep) args='["/bin/sleep","86400"]' ;;
+    idle) args='["/bin/sleep","1000"]' ;;
     sc) args="[\"/sc-bench\",\"-r\",\"1\",\"-t\",\"$SC_BUDGET_MS\"]" ;;
     sc-tcp) args="[\"/sc-bench\",\"-r\",\"1\",\"-t\",\"$SC_BUDGET_MS\",\"tcp-connect\"]" ;;
     esac
@@ -90,7 +128,33 @@ make_bundles() {
       '.process.terminal = false | .process.args = $args | .root = {path: $root, readonly: true}' \
       "$spec_tmp/config.json" >"$dir/$name/config.json"
   done
+  make_workload_bundles "$dir" "$spec_tmp/config.json"
   rm -rf "$spec_tmp"
+}
+
+# The real workloads: the cached Debian rootfs with python3 (tests/lib/debian.sh), shared with
+# the tests and so used read-only as root.path, with a tmpfs at /tmp for the file-heavy task.
+# Without it, DIR/no-debian says why and the workload rows say so.
+make_workload_bundles() { # DIR CONFIG
+  local dir=$1 config=$2 debian w
+  rm -f "$dir/no-debian"
+  if ! debian=$(
+    set +o pipefail
+    # shellcheck disable=SC1091 # tests/lib/debian.sh, beside bench/
+    source "$SRC_DIR/tests/lib/debian.sh"
+    debian_rootfs 2>"$dir/debian.err"
+  ); then
+    echo "no Debian rootfs (tests/lib/debian.sh): $(tail -n1 "$dir/debian.err")" >"$dir/no-debian"
+    return 0
+  fi
+  for w in "${WORKLOADS[@]}"; do
+    mkdir -p "$dir/$w"
+    jq --arg root "$debian" --argjson args "$(wl_args "$w")" \
+      '.process.terminal = false | .process.args = $args | .root = {path: $root, readonly: true}
+       | .mounts += [{destination: "/tmp", type: "tmpfs", source: "tmpfs",
+                      options: ["nosuid", "nodev", "mode=1777", "size=256m"]}]' \
+      "$config" >"$dir/$w/config.json"
+  done
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -116,7 +180,7 @@ if [ "${1:-}" = __prep ]; then
   exec </dev/null >/dev/null 2>>"$BENCH_TMP/prep.log"
   $rt delete --force "$id" || true
   case $phase in
-  create | run) ;;
+  create | run | wl-*) ;;
   start) $create --bundle "$BENCH_TMP/b/true" "$id" ;;
   delete | delete-late)
     $create --bundle "$BENCH_TMP/b/true" "$id"
@@ -138,7 +202,8 @@ fi
 if [ "${1:-}" = bundle ]; then
   [ $# -eq 2 ] || die "usage: $0 bundle DIR"
   make_bundles "$2"
-  log "bundles in $2: true sleep sc sc-tcp (rootfs: $2/rootfs, with sc-bench and notify-rtt)"
+  log "bundles in $2: true sleep idle sc sc-tcp (rootfs: $2/rootfs, with sc-bench and notify-rtt)$(
+    [ -e "$2/no-debian" ] && echo "; $(cat "$2/no-debian")" || echo " and ${WORKLOADS[*]} (the Debian rootfs)")"
   exit 0
 fi
 [ $# -eq 0 ] || die "usage: $0 [bundle DIR]"
@@ -348,6 +413,7 @@ hf() { # PEER PHASE ID [WARMUP RUNS]: hyperfine one command; sets VAL[PEER,PHASE
   start) cmd="${RT[$peer]} start $id" ;;
   delete | delete-late) cmd="${RT[$peer]} delete $id" ;;
   exec) cmd="${RT[$peer]} exec $id /bin/true" ;;
+  wl-*) cmd="$(rt_run "$peer") --bundle $B/${phase#wl-} $id" ;;
   esac
   [ "$phase" = exec ] || prep=(--prepare "bash $BENCH_DIR/run.sh __prep $peer $phase $id")
   log "$peer $phase: $cmd"
@@ -478,6 +544,170 @@ for peer in "${SC_PEERS[@]}"; do
 done
 
 # ---------------------------------------------------------------------------------------------
+# Real workloads on the Debian rootfs: each a whole `run`, timed by hyperfine as the lifecycle
+# rows are (fewer runs: one of runsc's takes seconds).  Workload by workload, every peer in
+# turn, so that the VM's drift falls on all peers alike.
+declare -A WL_LABEL=([py-pass]="python3 -c pass" [py-import]="python3: import 12 standard modules"
+  [py-cpu]="python3: CPU-bound loop (~1 s)" [py-files]="file-heavy: write, read and grep 2000 small files in a tmpfs /tmp"
+  [sh-procs]="process-heavy: sh runs /bin/true 300 times" [pip]="pip --version")
+declare -A WL_PROC=([py-pass]='`python3 -c pass`' [py-import]="\`python3 -c \"import $WL_IMPORTS\"\`"
+  [py-cpu]="\`python3 -c \"n = 0; for i in range($WL_CPU_ITER): n += i\"\` (as three lines)"
+  [py-files]='`sh -c "python3 -c '"'"'…'"'"' && grep -rl '"'"'needle 7'"'"' /tmp/f | wc -l"`: python3 writes 2000 files of 9 lines to /tmp/f, then reads them back (bench/run.sh: WL_FILES_PY)'
+  [sh-procs]="\`sh -c '$WL_PROCS_SH'\` (dash)" [pip]='`pip --version`')
+if [ -e "$B/no-debian" ]; then
+  for w in "${WORKLOADS[@]}"; do
+    for peer in "${PEERS[@]}"; do VAL[$peer,wl-$w]="not measured: $(cat "$B/no-debian")"; done
+  done
+else
+  for w in "${WORKLOADS[@]}"; do
+    for peer in "${PEERS[@]}"; do
+      [ -z "${UNAVAIL[$peer]:-}" ] || continue
+      hf "$peer" "wl-$w" "$ID-$peer-wl-$w" "$WL_WARMUP" "$WL_RUNS"
+    done
+  done
+fi
+
+# ---------------------------------------------------------------------------------------------
+# Footprint: IDLE_N idle containers (`sleep 1000`) per peer, created and started one after the
+# other (timed), then the host memory they hold: the PSS of every process the runtime left
+# (the container's, a supervisor's, runsc's sandbox and gofer), and the drop in MemAvailable;
+# for agentrt, its supervisor's PSS alone.  "Left by the runtime": a process that was not there
+# before the first create, is there once all have started, is not one of this script's own,
+# and is gone after the deletes (other work on the machine rarely fits all three).
+IDLE_N=${BENCH_IDLE_N:-20}
+pss_kb() { # PID...: the sum of their Pss in kB (a process gone counts 0)
+  local pid sum=0 v
+  for pid in "$@"; do
+    v=$(awk '/^Pss:/ { print $2 }' "/proc/$pid/smaps_rollup" 2>/dev/null || true)
+    sum=$((sum + ${v:-0}))
+  done
+  echo "$sum"
+}
+# A zombie counts as gone: a killed container process is reparented to PID 1, which need not
+# reap it at once.
+alive() { # PID
+  local st
+  st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1) || return 1
+  [ -n "$st" ] && [ "$st" != Z ]
+}
+mem_available_kb() { awk '/^MemAvailable:/ { print $2 }' /proc/meminfo; }
+all_pids() { find /proc -maxdepth 1 -name '[0-9]*' -printf '%f\n' | sort; }
+# Other work on the machine (tests running beside the bench) starts processes too: only one in
+# an idle container's cgroup (named after its id), or one whose command line names this peer's
+# --root or an idle id (runsc's sandbox and gofer), or an agentrt supervisor, counts.
+runtime_left() { # PEER PID
+  local peer=$1 pid=$2
+  grep -qx "$pid" "$TMP/fp-$peer.sv" && return 0
+  grep -q -- "$ID-$peer-idle" "/proc/$pid/cgroup" 2>/dev/null && return 0
+  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -e "$TMP/root-$peer " -e "$ID-$peer-idle"
+}
+supervisor_pids() { # PEER ID: agentrt's supervisor (agentrt-watch) and its children (agentrt-sv)
+  local sp
+  sp=$(jq -r '.supervisorPid // empty' "$TMP/root-$1/$2/state.json" 2>/dev/null || true)
+  [ -n "$sp" ] || return 0
+  echo "$sp"
+  cat "/proc/$sp/task/"*/children 2>/dev/null | tr ' ' '\n' | grep . || true
+}
+declare -A FP_NOTE
+footprint() { # PEER
+  local peer=$1 i id t0 t1 mem0 mem1 sv=0 nsv=0 pid left=0 nleft=0 rc=0
+  local -a ids=() new=()
+  log "$peer: $IDLE_N idle containers"
+  all_pids >"$TMP/fp-$peer.before"
+  mem0=$(mem_available_kb)
+  t0=$(date +%s%N)
+  for i in $(seq "$IDLE_N"); do
+    id=$ID-$peer-idle$i
+    ids+=("$id")
+    $(rt_create "$peer") --bundle "$B/idle" "$id" </dev/null >/dev/null 2>"$TMP/fp-$peer.err" &&
+      ${RT[$peer]} start "$id" </dev/null >/dev/null 2>>"$TMP/fp-$peer.err" || {
+      rc=1
+      break
+    }
+  done
+  t1=$(date +%s%N)
+  sleep 2 # let what the runtime started settle (runsc's sandbox, agentrt's supervisor)
+  mem1=$(mem_available_kb)
+  all_pids >"$TMP/fp-$peer.after"
+  if [ "$rc" = 0 ]; then
+    VAL[$peer,fp-start]=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", (b - a) / 1e6 }')
+    VAL[$peer,fp-avail]=$(awk -v a="$mem0" -v b="$mem1" -v n="$IDLE_N" 'BEGIN { v = (a - b) / n / 1024; printf "%.3f", v < 0 ? 0 : v }')
+    for id in "${ids[@]}"; do
+      for pid in $(supervisor_pids "$peer" "$id"); do
+        sv=$((sv + $(pss_kb "$pid")))
+        nsv=$((nsv + 1))
+      done
+    done
+    [ "$nsv" = 0 ] ||
+      VAL[$peer,fp-sv]=$(awk -v s="$sv" -v n="$IDLE_N" 'BEGIN { printf "%.3f", s / n / 1024 }')
+    for id in "${ids[@]}"; do supervisor_pids "$peer" "$id"; done >"$TMP/fp-$peer.sv"
+    for pid in $(comm -13 "$TMP/fp-$peer.before" "$TMP/fp-$peer.after"); do
+      runtime_left "$peer" "$pid" || continue
+      new+=("$pid:$(pss_kb "$pid")")
+    done
+  else
+    for row in fp-start fp-avail fp-pss; do VAL[$peer,$row]="failed: $(first_error "$TMP/fp-$peer.err")"; done
+  fi
+  for id in "${ids[@]}"; do ${RT[$peer]} kill "$id" KILL </dev/null >/dev/null 2>&1 || true; done
+  for id in "${ids[@]}"; do ${RT[$peer]} delete --force "$id" </dev/null >/dev/null 2>&1 || true; done
+  [ "$rc" = 0 ] || return 0
+  sleep 1
+  for pid in "${new[@]}"; do
+    if ! alive "${pid%%:*}"; then
+      left=$((left + ${pid#*:}))
+      nleft=$((nleft + 1))
+    fi
+  done
+  VAL[$peer,fp-pss]=$(awk -v s="$left" -v n="$IDLE_N" 'BEGIN { printf "%.3f", s / n / 1024 }')
+  FP_NOTE[$peer]=$(awk -v p="$nleft" -v n="$IDLE_N" 'BEGIN { printf "%g", p / n }')
+}
+for peer in "${PEERS[@]}"; do
+  [ -z "${UNAVAIL[$peer]:-}" ] || continue
+  footprint "$peer"
+  is_num "${VAL[$peer,fp-pss]:-}" &&
+    NOTE[$peer,fp-pss]="${FP_NOTE[$peer]} process(es) per container counted"
+done
+
+# ---------------------------------------------------------------------------------------------
+# Scale: SCALE_LOOPS loops side by side, each creating, starting and deleting (--force, right
+# after start) containers of /bin/true for SCALE_SECONDS; containers per second, from the
+# first create to the end of the last loop's last delete.
+SCALE_LOOPS=${BENCH_SCALE_LOOPS:-4}
+SCALE_SECONDS=${BENCH_SCALE_SECONDS:-10}
+scale_loop() { # PEER LOOP DEADLINE_NS: prints how many containers it went through, and failures
+  local peer=$1 k=$2 deadline=$3 n=0 fail=0 id create rt
+  create=$(rt_create "$peer") rt=${RT[$peer]}
+  set +e
+  while [ "$(date +%s%N)" -lt "$deadline" ]; do
+    id=$ID-$peer-scale$k-$((n + fail))
+    if $create --bundle "$B/true" "$id" && $rt start "$id" && $rt delete --force "$id"; then
+      n=$((n + 1))
+    else
+      fail=$((fail + 1))
+      $rt delete --force "$id"
+    fi
+  done </dev/null >/dev/null 2>>"$TMP/scale-$peer.err"
+  echo "$n $fail"
+}
+for peer in "${PEERS[@]}"; do
+  [ -z "${UNAVAIL[$peer]:-}" ] || continue
+  log "$peer: $SCALE_LOOPS create/start/delete loops for $SCALE_SECONDS s"
+  t0=$(date +%s%N)
+  for k in $(seq "$SCALE_LOOPS"); do
+    scale_loop "$peer" "$k" $((t0 + SCALE_SECONDS * 1000000000)) >"$TMP/scale-$peer-$k" &
+  done
+  wait
+  t1=$(date +%s%N)
+  read -r ok fail < <(cat "$TMP/scale-$peer-"* | awk '{ a += $1; b += $2 } END { print a + 0, b + 0 }')
+  if [ "$ok" -gt 0 ]; then
+    VAL[$peer,scale]=$(awk -v n="$ok" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", n / ((b - a) / 1e9) }')
+    [ "$fail" = 0 ] || NOTE[$peer,scale]="$fail of $((ok + fail)) iterations failed ($(first_error "$TMP/scale-$peer.err")); only the $ok others are counted"
+  else
+    VAL[$peer,scale]="failed: $(first_error "$TMP/scale-$peer.err")"
+  fi
+done
+
+# ---------------------------------------------------------------------------------------------
 # The table (stdout and results.md), the data (results.tsv) and the chart (results.png).
 cell() { # PEER ROW
   local peer=$1 row=$2 v base
@@ -494,7 +724,7 @@ cell() { # PEER ROW
     return
   fi
   base=${VAL[crun,$row]:-}
-  if [ -z "${UNAVAIL[crun]:-}" ] && is_num "$base"; then
+  if [ -z "${UNAVAIL[crun]:-}" ] && is_num "$base" && awk -v b="$base" 'BEGIN { exit !(b > 0) }'; then
     printf '%s (%s×)' "$(fmt "$v")" "$(fmt "$(awk -v a="$v" -v b="$base" 'BEGIN { printf "%.4f", a / b }')")"
   else
     fmt "$v"
@@ -506,7 +736,8 @@ cell() { # PEER ROW
 declare -A NOTE_MARK
 SUPERSCRIPT=(⁰ ¹ ² ³ ⁴ ⁵ ⁶ ⁷ ⁸ ⁹)
 NOTE_ORDER=()
-for row in "${LIFECYCLE[@]}" "${SC_TESTS[@]}"; do
+FOOTPRINT=(fp-start fp-pss fp-avail)
+for row in "${LIFECYCLE[@]}" "${SC_TESTS[@]}" "${WORKLOADS[@]/#/wl-}" "${FOOTPRINT[@]}" scale; do
   for peer in "${PEERS[@]}"; do
     if [ -n "${NOTE[$peer,$row]:-}" ] && [ -z "${UNAVAIL[$peer]:-}" ] && is_num "${VAL[$peer,$row]:-}"; then
       NOTE_ORDER+=("$peer,$row")
@@ -558,6 +789,40 @@ supervised_cell() { # TEST
   fi
 }
 
+declare -A FP_LABEL=([fp-start]="start $IDLE_N idle containers, one after the other"
+  [fp-pss]="host memory per idle container: PSS of the processes the runtime left"
+  [fp-avail]="host memory per idle container: drop in MemAvailable")
+declare -A FP_UNIT=([fp-start]="ms" [fp-pss]="MiB" [fp-avail]="MiB")
+declare -A FP_CMD=(
+  [fp-start]="\`\$RT create --bundle \$B/idle ID\$i; \$RT start ID\$i\` for i in 1…$IDLE_N (\`/bin/sleep 1000\`), wall time of the whole loop"
+  [fp-pss]="those $IDLE_N containers, 2 s after the last start: the sum of \`Pss:\` in \`/proc/PID/smaps_rollup\` over every process that appeared with them (in their cgroups, or naming them) and went with their \`kill KILL\` and \`delete --force\` (not the bench's own), ÷ $IDLE_N"
+  [fp-avail]="\`MemAvailable\` in /proc/meminfo before the first create − 2 s after the last start, ÷ $IDLE_N (noisier: page cache, other work)")
+declare -A ROW_NAME=([fp-start]="start $IDLE_N idle" [fp-pss]="memory per idle container (PSS)"
+  [fp-avail]="memory per idle container (MemAvailable)" [scale]="parallel loops")
+for w in "${WORKLOADS[@]}"; do ROW_NAME[wl-$w]=${WL_LABEL[$w]}; done
+SCALE_LABEL="$SCALE_LOOPS parallel create/start/delete loops for $SCALE_SECONDS s (higher is better)"
+SCALE_CMD="$SCALE_LOOPS loops side by side, each: \`\$RT create --bundle \$B/true ID; \$RT start ID; \$RT delete --force ID\` (a new ID each time) until $SCALE_SECONDS s have passed; containers ÷ the wall time until the last loop ended"
+goal_cell() { # VALUE GOAL UNIT: VALUE, and whether it meets "≤ GOAL"
+  if ! is_num "$1"; then
+    echo "${1:-not measured}"
+  elif awk -v v="$1" -v g="$2" 'BEGIN { exit !(v <= g) }'; then
+    printf '%s (goal ≤ %s%s: met)' "$(fmt "$1")" "$2" "$3"
+  else
+    printf '%s (goal ≤ %s%s: **missed**)' "$(fmt "$1")" "$2" "$3"
+  fi
+}
+runsc_cell() { # PEER: its per-container memory ÷ runsc's
+  local v=${VAL[$1,fp-pss]:-} r=${VAL[runsc,fp-pss]:-} a=${VAL[$1,fp-avail]:-} ra=${VAL[runsc,fp-avail]:-}
+  if [ -n "${UNAVAIL[$1]:-}" ] || [ -n "${UNAVAIL[runsc]:-}" ] || ! is_num "$v" || ! is_num "$r" ||
+    ! awk -v r="$r" 'BEGIN { exit !(r > 0) }'; then
+    echo "not measured"
+    return
+  fi
+  goal_cell "$(awk -v a="$v" -v b="$r" 'BEGIN { printf "%.3f", a / b }')" 0.1 ×
+  if is_num "$a" && is_num "$ra" && awk -v r="$ra" 'BEGIN { exit !(r > 0) }'; then
+    printf ' (MemAvailable: %s×)' "$(fmt "$(ratio "$a" "$ra")")"
+  fi
+}
 SC_CMD='`$RT run --bundle $B/sc ID` (×'"$SC_RUNS"'); host: `$B/rootfs/sc-bench -r 1 -t '"$SC_BUDGET_MS"
 RTT_CMD='host, in its turn of each round (×'"$SC_RUNS"'): `$B/rootfs/notify-rtt -r 1 -t '"$SC_BUDGET_MS"
 {
@@ -623,16 +888,42 @@ RTT_CMD='host, in its turn of each round (×'"$SC_RUNS"'): `$B/rootfs/notify-rtt
     printf ' %s ns (`%s`) | (agentrt − agentrt --platform none) ÷ the host'"'"'s `%s` round trip, each from its row above |\n' \
       "$(is_num "${VAL[host,rtt-$RTT_BASE]:-}" && fmt "${VAL[host,rtt-$RTT_BASE]}" || echo —)" "$RTT_BASE" "$RTT_BASE"
   done
+  for w in "${WORKLOADS[@]}"; do
+    printf '| %s | ms |' "${WL_LABEL[$w]}"
+    for peer in "${PEERS[@]}"; do printf ' %s |' "$(cell "$peer" "wl-$w")"; done
+    printf ' — | `$RT run --bundle $B/%s ID` (hyperfine `-N --warmup %s --runs %s`): %s |\n' "$w" "$WL_WARMUP" "$WL_RUNS" "${WL_PROC[$w]}"
+  done
+  for row in "${FOOTPRINT[@]}"; do
+    printf '| %s | %s |' "${FP_LABEL[$row]}" "${FP_UNIT[$row]}"
+    for peer in "${PEERS[@]}"; do printf ' %s |' "$(cell "$peer" "$row")"; done
+    printf ' — | %s |\n' "${FP_CMD[$row]}"
+  done
+  printf '| supervisor PSS per idle container (goal ≤ 2 MiB) | MiB |'
+  for peer in "${PEERS[@]}"; do
+    if [ "$peer" = agentrt ]; then printf ' %s |' "$(goal_cell "${VAL[agentrt,fp-sv]:-}" 2 " MiB")"; else printf ' — |'; fi
+  done
+  printf ' — | the same %s containers: the sum of `Pss:` in `/proc/PID/smaps_rollup` of `supervisorPid` (`$ROOT/ID/state.json`: agentrt-watch) and its child (agentrt-sv), ÷ %s |\n' "$IDLE_N" "$IDLE_N"
+  printf '| host memory per idle container against runsc'"'"'s (goal ≤ 0.1) | × runsc |'
+  for peer in "${PEERS[@]}"; do
+    case $peer in
+    agentrt | agentrt-none) printf ' %s |' "$(runsc_cell "$peer")" ;;
+    *) printf ' — |' ;;
+    esac
+  done
+  printf ' — | the PSS row above, agentrt ÷ runsc (MemAvailable row: in brackets) |\n'
+  printf '| %s | containers/s |' "$SCALE_LABEL"
+  for peer in "${PEERS[@]}"; do printf ' %s |' "$(cell "$peer" scale)"; done
+  printf ' — | %s |\n' "$SCALE_CMD"
   [ ${#NOTE_ORDER[@]} -eq 0 ] || echo
   for key in "${NOTE_ORDER[@]}"; do
-    echo "${NOTE_MARK[$key]} ${key%%,*}, ${key#*,}: ${NOTE[$key]}."
+    echo "${NOTE_MARK[$key]} ${key%%,*}, ${ROW_NAME[${key#*,}]:-${key#*,}}: ${NOTE[$key]}."
   done
   echo
   echo '![chart](results.png)'
 } >"$TMP/results.md"
 
-# results.tsv: three blocks (gnuplot's index 0, 1, 2): lifecycle, system calls in the
-# containers, and the round trips on the host.
+# results.tsv: five blocks (gnuplot's index 0 to 4): lifecycle, system calls in the
+# containers, the round trips on the host, the real workloads, and footprint and scale.
 tsv_head() {
   printf 'section\tmeasurement'
   for peer in "${PEERS[@]}"; do printf '\t%s' "${LABEL[$peer]:-$peer}"; done
@@ -660,6 +951,20 @@ tsv_val() { # PEER ROW
   printf '\n\nsection\tmeasurement\thost\n'
   for t in "${RTT_TESTS[@]}"; do
     printf 'notify-rtt\t%s\t%s\n' "$t" "$(tsv_val host "rtt-$t")"
+  done
+  printf '\n\n'
+  tsv_head
+  for w in "${WORKLOADS[@]}"; do
+    printf 'workloads\t%s' "$w"
+    for peer in "${PEERS[@]}"; do printf '\t%s' "$(tsv_val "$peer" "wl-$w")"; done
+    printf '\tNaN\n'
+  done
+  printf '\n\n'
+  tsv_head
+  for row in "${FOOTPRINT[@]}" fp-sv scale; do
+    printf 'footprint\t%s' "$row"
+    for peer in "${PEERS[@]}"; do printf '\t%s' "$(tsv_val "$peer" "$row")"; done
+    printf '\tNaN\n'
   done
 } >"$TMP/results.tsv"
 
