@@ -246,29 +246,33 @@ prepare_exec_policy (struct exec_policy *ep, ar_error_t *err)
   return r;
 }
 
-/* The new process is born in the container's cgroups, as the init is (lifecycle.c): the
-   runtime moves itself in for the fork and back.  */
+struct spawn_args
+{
+  const struct process_exec_cfg *cfg;
+  struct process_result *res;
+};
+
+static int
+spawn_fn (void *data, ar_error_t *err)
+{
+  struct spawn_args *a = data;
+  return process_spawn_exec (a->cfg, a->res, err);
+}
+
+/* The new process is born in the container's cgroups, as the init is (lifecycle.c).  */
 static int
 spawn_in_cgroup (const struct state *s, const struct process_exec_cfg *cfg,
                  struct process_result *res, ar_error_t *err)
 {
-  struct cgroup cg, self;
-  ar_error_t back = NULL;
+  struct spawn_args a = { cfg, res };
+  struct cgroup cg;
   int r;
 
   if (s->cgroup_dirs == NULL)
     return process_spawn_exec (cfg, res, err);
   if (cgroup_from_dirs (s->cgroup_dirs, &cg, err) < 0)
     return -1;
-  if (cgroup_self_save (&self, err) < 0)
-    {
-      cgroup_release (&cg);
-      return -1;
-    }
-  r = cgroup_enter (&cg, 0, err) < 0 ? -1 : process_spawn_exec (cfg, res, err);
-  if (cgroup_enter (&self, 0, &back) < 0)
-    ar_log_error_release (&back);
-  cgroup_release (&self);
+  r = cgroup_run_inside (&cg, spawn_fn, &a, err);
   cgroup_release (&cg);
   return r;
 }

@@ -561,12 +561,24 @@ start_supervisor (struct create_ctx *c, pid_t init, int listener, ar_error_t *er
    and back at once, so the init is never outside them, not even before it unshares its cgroup
    namespace (whose root is then the container's cgroup).  The supervisor, forked later, stays
    out: pause must not freeze it.  */
+struct spawn_args
+{
+  struct create_ctx *c;
+  int dirfd;
+  struct process_result *res;
+};
+
+static int
+spawn_fn (void *data, ar_error_t *err)
+{
+  struct spawn_args *a = data;
+  return spawn (a->c, a->dirfd, a->res, err);
+}
+
 static int
 spawn_in_cgroup (struct create_ctx *c, int dirfd, struct process_result *res, ar_error_t *err)
 {
-  struct cgroup self;
-  ar_error_t back = NULL;
-  int ret;
+  struct spawn_args a = { c, dirfd, res };
 
   if (cgroup_create (&c->cg, &c->spec->linux_.resources, err) < 0)
     return -1;
@@ -582,13 +594,7 @@ spawn_in_cgroup (struct create_ctx *c, int dirfd, struct process_result *res, ar
      delete can clean up, cgroups included.  */
   if (state_save (dirfd, c->st, err) < 0)
     return -1;
-  if (cgroup_self_save (&self, err) < 0)
-    return -1;
-  ret = cgroup_enter (&c->cg, 0, err) < 0 ? -1 : spawn (c, dirfd, res, err);
-  if (cgroup_enter (&self, 0, &back) < 0)
-    warn_release (&back);
-  cgroup_release (&self);
-  return ret;
+  return cgroup_run_inside (&c->cg, spawn_fn, &a, err);
 }
 
 /* What the init left us: its pty master, and its filters' listeners.  */

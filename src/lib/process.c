@@ -541,6 +541,21 @@ spawn_kill (struct spawn *sp)
     }
 }
 
+/* The end of a spawn, init or exec: on failure nothing of it is left; else what it left us.  */
+static int
+spawn_finish (struct spawn *sp, int ret, struct process_result *res)
+{
+  if (ret < 0)
+    {
+      spawn_kill (sp);
+      return -1;
+    }
+  res->pid = sp->init_pid;
+  res->console = sp->console;
+  memcpy (res->listener, sp->listener, sizeof sp->listener);
+  return 0;
+}
+
 static int
 send_states (int sock, struct spawn *sp, process_runtime_hooks_fn hooks, void *data,
              ar_error_t *err)
@@ -649,15 +664,7 @@ process_spawn_init (const struct process_init_cfg *c, process_runtime_hooks_fn h
   sp.init_pid = sp.clone_pid;
   ret = parent_sync (c, sv[0], &sp, hooks, hooks_data, err);
   close (sv[0]);
-  if (ret < 0)
-    {
-      spawn_kill (&sp);
-      return -1;
-    }
-  res->pid = sp.init_pid;
-  res->console = sp.console;
-  memcpy (res->listener, sp.listener, sizeof sp.listener);
-  return 0;
+  return spawn_finish (&sp, ret, res);
 }
 
 /* run and exec: the signals forwarded to the workload, and SIGCHLD, arrive on a signalfd.  */
@@ -897,13 +904,5 @@ process_spawn_exec (const struct process_exec_cfg *c, struct process_result *res
   sp.init_pid = sp.clone_pid;
   ret = exec_parent (c, sv[0], &sp, err);
   close (sv[0]);
-  if (ret < 0)
-    {
-      spawn_kill (&sp);
-      return -1;
-    }
-  res->pid = sp.init_pid;
-  res->console = sp.console;
-  memcpy (res->listener, sp.listener, sizeof sp.listener);
-  return 0;
+  return spawn_finish (&sp, ret, res);
 }

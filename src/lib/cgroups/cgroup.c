@@ -348,6 +348,23 @@ cgroup_self_save (struct cgroup *saved, ar_error_t *err)
   return 0;
 }
 
+int
+cgroup_run_inside (const struct cgroup *cg, int (*fn) (void *data, ar_error_t *err), void *data,
+                   ar_error_t *err)
+{
+  struct cgroup self;
+  ar_error_t back = NULL;
+  int r;
+
+  if (cgroup_self_save (&self, err) < 0)
+    return -1;
+  r = cgroup_enter (cg, 0, err) < 0 ? -1 : fn (data, err);
+  if (cgroup_enter (&self, 0, &back) < 0)
+    ar_log_error_release (&back);
+  cgroup_release (&self);
+  return r;
+}
+
 static const char *
 procs_dir (const struct cgroup *cg)
 {

@@ -53,6 +53,11 @@ int cgroup_create (const struct cgroup *cg, const struct spec_resources *r, ar_e
 int cgroup_enter (const struct cgroup *cg, pid_t pid, ar_error_t *err);
 /* The caller's own cgroups, to go back to after cgroup_enter (0 on success).  */
 int cgroup_self_save (struct cgroup *saved, ar_error_t *err);
+/* Run fn with the caller moved into `cg` and back afterwards, so that what it forks is born
+   there (the init, an exec'd process) while the caller itself is not left inside.  A failure to
+   move back is logged: fn's result is the one that counts.  */
+int cgroup_run_inside (const struct cgroup *cg, int (*fn) (void *data, ar_error_t *err), void *data,
+                       ar_error_t *err);
 
 /* Processes in the container's cgroup (the pids controller's, or the unified one).  */
 int cgroup_pids (const struct cgroup *cg, pid_t **pids, size_t *n, ar_error_t *err);

@@ -13,6 +13,9 @@
 int cg_write (const char *dir, const char *file, const char *value, size_t len, ar_error_t *err);
 /* Does DIR/FILE exist?  */
 bool cg_has (const char *dir, const char *file);
+struct cgroup;
+/* The first of the container's directories that has FILE (the hierarchy of its controller).  */
+const char *cg_dir_with (const struct cgroup *cg, const char *file);
 /* A new v1 cpuset directory gets its parent's cpus and mems (no-op elsewhere).  */
 void cg_cpuset_inherit (const char *dir);
 /* v2: give the children of `dir` every controller it has (no-op on v1).  */

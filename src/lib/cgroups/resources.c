@@ -47,6 +47,15 @@ cg_printf (const char *dir, const char *file, ar_error_t *err, const char *fmt, 
   return cg_write (dir, file, v, strlen (v), err);
 }
 
+const char *
+cg_dir_with (const struct cgroup *cg, const char *file)
+{
+  for (size_t i = 0; i < cg->n; i++)
+    if (cg_has (cg->dirs[i], file))
+      return cg->dirs[i];
+  return NULL;
+}
+
 bool
 cg_has (const char *dir, const char *file)
 {
@@ -202,19 +211,10 @@ v1_cpu (const struct cgroup *cg, const struct spec_cpu *c, const char *cpuset, a
   return 0;
 }
 
-static const char *
-dir_with (const struct cgroup *cg, const char *file)
-{
-  for (size_t i = 0; i < cg->n; i++)
-    if (cg_has (cg->dirs[i], file))
-      return cg->dirs[i];
-  return NULL;
-}
-
 static int
 v1_devices (const struct cgroup *cg, const struct spec_resources *r, ar_error_t *err)
 {
-  const char *d = dir_with (cg, "devices.allow");
+  const char *d = cg_dir_with (cg, "devices.allow");
 
   if (r->n_devices == 0)
     return 0;
@@ -242,7 +242,7 @@ cgroup_allow_devices (const struct cgroup *cg, const struct spec_resources *r,
 
   if (cg->layout == CGROUP_V2)
     return cg_v2_devices (cg->unified, r->devices, r->n_devices, devs, n, err);
-  d = dir_with (cg, "devices.allow");
+  d = cg_dir_with (cg, "devices.allow");
   if (d == NULL)
     return 0;
   for (size_t i = 0; i < cg_n_default_devices; i++)
@@ -267,7 +267,7 @@ v1_blkio (const struct cgroup *cg, const struct spec_block_io *b, ar_error_t *er
   static const char *const files[4]
       = { "blkio.throttle.read_bps_device", "blkio.throttle.write_bps_device",
           "blkio.throttle.read_iops_device", "blkio.throttle.write_iops_device" };
-  const char *d = dir_with (cg, "blkio.throttle.read_bps_device");
+  const char *d = cg_dir_with (cg, "blkio.throttle.read_bps_device");
 
   if (need (d, "blockIO", err) < 0)
     return -1;
@@ -431,10 +431,10 @@ apply_v2 (const struct cgroup *cg, const struct spec_resources *r, ar_error_t *e
 static int
 apply_v1 (const struct cgroup *cg, const struct spec_resources *r, ar_error_t *err)
 {
-  const char *cpuset = dir_with (cg, "cpuset.cpus");
+  const char *cpuset = cg_dir_with (cg, "cpuset.cpus");
   const char *pids = cg->pids;
   /* Hybrid: what v1 does not have may be in the unified directory (hugetlb here).  */
-  const char *huge = dir_with (cg, "hugetlb.2MB.limit_in_bytes");
+  const char *huge = cg_dir_with (cg, "hugetlb.2MB.limit_in_bytes");
   bool huge_v2 = false;
 
   if (huge == NULL && cg->unified && cg_has (cg->unified, "hugetlb.2MB.max"))

@@ -40,15 +40,6 @@ read_keyed (const char *dir, const char *file, const char *key)
   return 0;
 }
 
-static const char *
-dir_with (const struct cgroup *cg, const char *file)
-{
-  for (size_t i = 0; i < cg->n; i++)
-    if (cg_has (cg->dirs[i], file))
-      return cg->dirs[i];
-  return NULL;
-}
-
 static void
 kv (struct ar_json *j, const char *k, uint64_t v)
 {
@@ -59,7 +50,7 @@ kv (struct ar_json *j, const char *k, uint64_t v)
 static void
 cpu_v1 (struct ar_json *j, const struct cgroup *cg)
 {
-  const char *acct = dir_with (cg, "cpuacct.usage");
+  const char *acct = cg_dir_with (cg, "cpuacct.usage");
 
   ar_json_key (j, "usage");
   ar_json_obj_open (j);
