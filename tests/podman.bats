@@ -239,6 +239,18 @@ scenario_fail_start() {
   assert_nothing_left "$(cat "$PD/cid.$NAME")"
 }
 
+# conmon's --timeout kills the container's process group: the container must be in one of its
+# own (agentrt once left it in conmon's, so conmon killed itself and the container stayed
+# "running").  Podman reports conmon's exit status -1 as 255.
+scenario_timeout() {
+  local t0=$SECONDS
+  run -255 pm run --rm --timeout 1 --cidfile "$PD/cid.$NAME" --name "$NAME" "$PODMAN_IMAGE" \
+    sleep 100
+  [ $((SECONDS - t0)) -lt 30 ]
+  [[ $output != *level=error* ]]
+  assert_nothing_left "$(cat "$PD/cid.$NAME")"
+}
+
 scenario_annotation() {
   serve host
   local allow="io.agentrt.net.allow=127.0.0.1:$PORT"
@@ -285,5 +297,7 @@ scenario_annotation() {
 @test "podman runc: update --memory reaches the memory cgroup" { RT=runc scenario_update; }
 @test "podman agentrt: a missing executable, the runtime's error shown, nothing left" { RT=agentrt scenario_fail_start; }
 @test "podman runc: a missing executable, the runtime's error shown, nothing left" { RT=runc scenario_fail_start; }
+@test "podman agentrt: run --timeout, conmon kills the container" { RT=agentrt scenario_timeout; }
+@test "podman runc: run --timeout, conmon kills the container" { RT=runc scenario_timeout; }
 @test "podman agentrt: io.agentrt.net.allow reaches the runtime" { RT=agentrt scenario_annotation; }
 @test "podman runc: io.agentrt.net.allow reaches the runtime" { RT=runc scenario_annotation; }
