@@ -66,7 +66,7 @@ podman_pids() {
   local p args
   for p in /proc/[0-9]*; do
     [ "${p#/proc/}" = "$$" ] && continue
-    mapfile -d '' args <"$p/cmdline" 2>/dev/null || continue
+    mapfile -d "" args 2>/dev/null <"$p/cmdline" || continue
     [[ "${args[*]}" == *"$PD/"* ]] && echo "${p#/proc/}"
   done
 }
@@ -100,7 +100,7 @@ podman_leftovers() {
   awk -v pd="$PD/" 'index($5, pd) == 1 { print "mount " $5 }' /proc/self/mountinfo
   find /sys/fs/cgroup -maxdepth 6 -type d -name "*$id*" -printf 'cgroup %p\n' 2>/dev/null
   for p in /proc/[0-9]*; do
-    mapfile -d '' args <"$p/cmdline" 2>/dev/null || continue
+    mapfile -d "" args 2>/dev/null <"$p/cmdline" || continue
     [[ "${args[*]}" == *"$id"* ]] && proc_alive "${p#/proc/}" && echo "process ${p#/proc/}: ${args[*]}"
   done
   return 0
