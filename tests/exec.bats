@@ -25,6 +25,19 @@ teardown() { teardown_root; }
   [ "$status" -eq 9 ]
 }
 
+@test "agentrt exec: the process leads a session and process group of its own, as under runc" {
+  agentrt exec "$CID" sh -c 'cut -d" " -f1,5,6 /proc/$$/stat'
+  [ "$status" -eq 0 ]
+  read -r pid pgrp sid <<<"$output"
+  [ "$pgrp" = "$pid" ]
+  [ "$sid" = "$pid" ]
+  agentrt_detached exec -d --pid-file "$ROOT/exec.pid" "$CID" sleep 100
+  [ "$status" -eq 0 ]
+  pid=$(cat "$ROOT/exec.pid")
+  [ "$(ps -o pgid= -p "$pid" | tr -d ' ')" = "$pid" ]
+  [ "$(ps -o sid= -p "$pid" | tr -d ' ')" = "$pid" ]
+}
+
 @test "agentrt exec -u, -e, --cwd and --cap override the container's process" {
   agentrt exec -u 1000:1000 -e GREETING=hi --cwd /tmp "$CID" sh -c 'id -u; id -g; echo $GREETING; pwd'
   [ "$status" -eq 0 ]

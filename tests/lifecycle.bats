@@ -180,6 +180,14 @@ pid_alive() { kill -0 "$1" 2>/dev/null; }
   [ "${lines[1]}" -le 3 ]
 }
 
+@test "agentrt run: the workload leads a session and process group of its own, as under runc" {
+  # conmon's --timeout kills the container's process group: shared with the caller, it hit
+  # conmon too.  Fields 1, 5 and 6 of stat: pid, process group, session.
+  run_sh 'cut -d" " -f1,5,6 /proc/$$/stat'
+  [ "$status" -eq 0 ]
+  [ "$output" = "1 1 1" ]
+}
+
 @test "agentrt run: the rootfs is the root, the hostname is set" {
   update_config '.hostname = "box1"'
   run_sh 'hostname; cat /etc/passwd; ls /'

@@ -227,6 +227,17 @@ fork_real_init (const struct process_init_cfg *c, int sock, ar_error_t *err)
   return wait_pid_ack (sock, err);
 }
 
+/* Every container process leads a session of its own, as under runc (nsexec) and crun: it is
+   out of the caller's process group and session.  conmon's --timeout kills the container's
+   process group: shared with conmon, that killed conmon and left Podman without an exit file.  */
+static int
+new_session (ar_error_t *err)
+{
+  if (setsid () < 0)
+    return ar_make_error (err, errno, "setsid");
+  return 0;
+}
+
 /* The runtime runs its hooks and sends the two state documents ours get.  */
 static int
 run_runtime_hooks (int sock, struct init_states *st, ar_error_t *err)
@@ -430,8 +441,9 @@ init_setup (const struct process_init_cfg *c, int sock, struct init_states *st, 
       || namespaces_join (c->ns, err) < 0 || namespaces_unshare_user (c->ns, err) < 0
       || (c->ns->late_userns && become_userns_root (c, sock, err) < 0)
       || namespaces_unshare (c->ns, err) < 0 || namespaces_loopback_up (c->ns, err) < 0
-      || fork_real_init (c, sock, err) < 0 || namespaces_set_uts (s, c->ns, err) < 0
-      || rootfs_prepare (&rc, err) < 0 || run_runtime_hooks (sock, st, err) < 0)
+      || fork_real_init (c, sock, err) < 0 || new_session (err) < 0
+      || namespaces_set_uts (s, c->ns, err) < 0 || rootfs_prepare (&rc, err) < 0
+      || run_runtime_hooks (sock, st, err) < 0)
     return -1;
   if (hooks_run (&s->hooks[SPEC_HOOK_CREATE_CONTAINER], "createContainer", st->creating, err) < 0
       || namespaces_apply_sysctl (s, c->ns, err) < 0 || rootfs_pivot (&rc, err) < 0
@@ -799,7 +811,8 @@ exec_setup (const struct process_exec_cfg *c, int sock, char **exe, ar_error_t *
       if (wait_pid_ack (sock, err) < 0)
         return -1;
     }
-  if (rlimits_apply (c->proc, err) < 0 || send_terminal (c->proc, false, sock, err) < 0)
+  if (new_session (err) < 0 || rlimits_apply (c->proc, err) < 0
+      || send_terminal (c->proc, false, sock, err) < 0)
     return -1;
   if (chdir (c->proc->cwd) < 0)
     return ar_make_error (err, errno, "exec: chdir to `%s`", c->proc->cwd);
