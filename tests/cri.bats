@@ -44,8 +44,12 @@ teardown_file() {
   rm -rf "$CRI_TMP"
 }
 
+SERVER_PIDS=()
+
 # A failed test leaves its pod: removed here, so that the next test starts from none.
 teardown() {
+  local p
+  for p in "${SERVER_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
   [ -n "${CRI_DIR:-}" ] && cri cleanup >/dev/null 2>&1 || true
 }
 
@@ -283,6 +287,68 @@ pod_deadline() {
   remove_pod "$c"
 }
 
+# serve TAG: a TCP server on the host's 127.0.0.1, on a port it picks (PORT), answering each
+# connection with TAG; killed by pid in teardown.
+serve() {
+  local portfile=$CRI_TMP/port.$RANDOM i
+  "$CRI_PYTHON" - "$1" "$portfile" <<'PY' &
+import os, socket, sys
+tag, portfile = sys.argv[1].encode(), sys.argv[2]
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(16)
+with open(portfile + ".tmp", "w") as f:
+    f.write(str(s.getsockname()[1]))
+os.rename(portfile + ".tmp", portfile)
+while True:
+    c, _ = s.accept()
+    c.sendall(tag + b"\n")
+    c.close()
+PY
+  SERVER_PIDS+=($!)
+  for ((i = 0; i < 50; i++)); do [ -s "$portfile" ] && break; sleep 0.1; done
+  PORT=$(cat "$portfile")
+}
+
+# A pod with io.agentrt.net.allow: under agentrt it has loopback only and reaches the one
+# allowlisted host endpoint through the broker; under runc (the node's network) it reaches both.
+pod_egress() {
+  local handler=$1 allowed denied
+  serve allowed-endpoint
+  allowed=$PORT
+  serve other-endpoint
+  denied=$PORT
+  run_pod "$handler" egress "io.agentrt.net.allow=127.0.0.1:$allowed"
+  PIDS=("$POD_PID")
+  create_container fetch 33554432 sleep 600
+  local c=$CTR
+  PIDS+=("$(rt state "$c" | jq -r .pid)")
+  run cri exec-sync "$c" nc 127.0.0.1 "$allowed"
+  echo "$output" >&2
+  [ "$status" -eq 0 ]
+  [ "$output" = allowed-endpoint ]
+  run cri exec-sync "$c" ls /sys/class/net
+  if [ "$handler" = agentrt ]; then
+    [ "$output" = lo ]
+  else
+    [[ "$output" == *lo* && "$output" != lo ]]
+  fi
+  run cri exec-sync "$c" nc -w 3 127.0.0.1 "$denied"
+  echo "$output" >&2
+  if [ "$handler" = agentrt ]; then
+    [ "$status" -ne 0 ]
+    [ "$output" != other-endpoint ]
+  else
+    [ "$status" -eq 0 ]
+    [ "$output" = other-endpoint ]
+  fi
+  run cri stop "$c"
+  [ "$status" -eq 0 ]
+  run cri rm "$c"
+  [ "$status" -eq 0 ]
+  remove_pod "$c"
+}
+
 @test "cri: a pod with runtimeClassName agentrt: sandbox, containers, exec, status, update, stop, remove" {
   pod_lifecycle agentrt
 }
@@ -297,4 +363,12 @@ pod_deadline() {
 
 @test "cri: pod annotation io.agentrt.timeout does nothing under runc (control)" {
   pod_deadline runc
+}
+
+@test "cri: pod annotation io.agentrt.net.allow: loopback only, the allowlisted endpoint through the broker (agentrt)" {
+  pod_egress agentrt
+}
+
+@test "cri: pod annotation io.agentrt.net.allow does nothing under runc (control)" {
+  pod_egress runc
 }
