@@ -287,6 +287,35 @@ pod_deadline() {
   remove_pod "$c"
 }
 
+# A pod with a bad io.agentrt.* value: under agentrt RunPodSandbox fails with agentrt's one line
+# naming the annotation (what `kubectl describe pod` shows), and nothing is left; runc never
+# sees the annotation and runs the pod.
+pod_bad_annotation() {
+  local handler=$1 uid n
+  uid=$(cat /proc/sys/kernel/random/uuid)
+  run cri runp --handler "$handler" --name bad --uid "$uid" --namespace agentrt-test \
+    --cgroup-parent "/$CRI_CGPARENT" --save "$CRI_TMP/bad-$uid.pod" --annotation io.agentrt.timeout=ten
+  echo "$output" >&2
+  if [ "$handler" = runc ]; then
+    [ "$status" -eq 0 ]
+    POD=$output
+    HANDLER=runc
+    PIDS=()
+    remove_pod
+    return
+  fi
+  [ "$status" -eq 125 ]
+  [[ "$output" == *"annotation io.agentrt.timeout: \`ten\`: expected a duration"* ]]
+  # containerd keeps no sandbox of a failed RunPodSandbox, agentrt no state, nothing is mounted.
+  [ -z "$(cri listp)" ]
+  n=$(find "$CRI_DIR/agentrt-root/$CRI_NS" -mindepth 1 -maxdepth 1 | wc -l)
+  [ "$n" -eq 0 ]
+  [ -z "$(cri_mounts)" ]
+  [ -z "$(find /sys/fs/cgroup -maxdepth 2 -path "*/$CRI_CGPARENT/*" -type d 2>/dev/null)" ]
+  ROOT=$CRI_DIR/agentrt-root/$CRI_NS
+  [ "$(supervisors_left)" -eq 0 ]
+}
+
 # serve TAG: a TCP server on the host's 127.0.0.1, on a port it picks (PORT), answering each
 # connection with TAG; killed by pid in teardown.
 serve() {
@@ -371,4 +400,12 @@ pod_egress() {
 
 @test "cri: pod annotation io.agentrt.net.allow does nothing under runc (control)" {
   pod_egress runc
+}
+
+@test "cri: a bad io.agentrt.* pod annotation fails RunPodSandbox with one line naming it (agentrt)" {
+  pod_bad_annotation agentrt
+}
+
+@test "cri: the same annotation is never seen by runc (control)" {
+  pod_bad_annotation runc
 }
