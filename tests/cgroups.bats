@@ -391,6 +391,31 @@ controller_of() {
   delete_and_check
 }
 
+@test "cgroups: update raises and lowers memory and memory+swap together (containerd's CRI)" {
+  [ -e /sys/fs/cgroup/memory/memory.memsw.limit_in_bytes ] || skip "no swap accounting (memsw)"
+  update_config '.process.args = ["/bin/sleep", "1000"] | .linux.resources.memory.limit = 67108864
+    | .linux.resources.memory.swap = 67108864'
+  start_container
+  [ "$(cg_read memory.memsw.limit_in_bytes)" -eq 67108864 ]
+  # As containerd-shim-runc-v2 does for UpdateContainerResources: swap = limit.  Raising both
+  # needs memsw written first (the kernel refuses a limit above it), lowering needs it last.
+  run __agentrt update --resources - "$CID" <<<'{"memory": {"limit": 100663296, "swap": 100663296}}'
+  echo "$output" >&2
+  [ "$status" -eq 0 ]
+  [ "$(cg_read memory.limit_in_bytes)" -eq 100663296 ]
+  [ "$(cg_read memory.memsw.limit_in_bytes)" -eq 100663296 ]
+  run __agentrt update --resources - "$CID" <<<'{"memory": {"limit": 50331648, "swap": 50331648}}'
+  echo "$output" >&2
+  [ "$status" -eq 0 ]
+  [ "$(cg_read memory.limit_in_bytes)" -eq 50331648 ]
+  [ "$(cg_read memory.memsw.limit_in_bytes)" -eq 50331648 ]
+  run __agentrt update --resources - "$CID" <<<'{"memory": {"limit": 83886080, "swap": -1}}'
+  echo "$output" >&2
+  [ "$status" -eq 0 ]
+  [ "$(cg_read memory.limit_in_bytes)" -eq 83886080 ]
+  delete_and_check
+}
+
 @test "cgroups: events --stats prints one stats object with cpu, memory and pids" {
   set_sh 'sleep 1000 & exec sleep 2000'
   start_container

@@ -177,6 +177,22 @@ except OSError as e:
   leaves_nothing
 }
 
+@test "egress: joining a network namespace with loopback only is allowed (a pod's, under CRI)" {
+  # As containerd's CRI does for a pod's containers: they join the sandbox's namespace, which
+  # agentrt made loopback-only for the sandbox's own io.agentrt.net.allow.
+  serve 127.0.0.1 pod
+  unshare --net sleep 1000 &
+  SERVER_PIDS+=($!)
+  update_config --arg p "/proc/$!/ns/net" \
+    '.linux.namespaces |= map(select(.type != "network")) + [{type: "network", path: $p}]'
+  in_container "ls /sys/class/net; echo y | nc 127.0.0.1 $PORT"
+  agentrt run --net-allow "127.0.0.1:$PORT" -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ "$(grep -cv -e '^lo$' -e 'pod:' <<<"$output")" -eq 0 ]
+  [[ "$output" == *"pod:y"* ]]
+  leaves_nothing
+}
+
 @test "egress: a bad --net-allow fails create naming the flag, and leaves nothing" {
   local bad
   for bad in "" "127.0.0.1" "127.0.0.1:0" "127.0.0.1:70000" "[::1:80" "::1:80" "a b:80" \

@@ -116,6 +116,30 @@ pid_alive() { kill -0 "$1" 2>/dev/null; }
   [[ "$output" == *"container not running"* ]]
 }
 
+@test "agentrt kill --all of a stopped container succeeds and kills what its init left (as runc)" {
+  # No pid namespace of its own: the init's child outlives it, in the container's cgroup.
+  # containerd's shim sends `kill --all ID 9` after such an init exits, and on StopPodSandbox.
+  update_config '.process.args = ["/bin/sh", "-c", "sleep 1236 & exit 0"]
+    | .linux.namespaces |= map(select(.type != "pid"))'
+  agentrt_detached create -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  agentrt start "$CID"
+  [ "$status" -eq 0 ]
+  for _ in $(seq 50); do [ "$(__agentrt state "$CID" | jq -r .status)" = stopped ] && break; sleep 0.1; done
+  [ "$(__agentrt state "$CID" | jq -r .status)" = stopped ]
+  pgrep -f 'sleep 1236' >/dev/null
+  agentrt kill "$CID" 9
+  [ "$status" -eq 1 ]
+  agentrt kill --all "$CID" 9
+  [ "$status" -eq 0 ]
+  for _ in $(seq 50); do pgrep -f 'sleep 1236' >/dev/null || break; sleep 0.1; done
+  run pgrep -f 'sleep 1236'
+  [ "$status" -eq 1 ]
+  # Once its cgroup is gone too, still no error.
+  agentrt kill --all "$CID" 9
+  [ "$status" -eq 0 ]
+}
+
 @test "agentrt kill --all signals every process of the container" {
   # The init ignores TERM (a pid namespace's init gets only signals it handles); its child
   # `sleep 1234` is reached only through --all.

@@ -4,13 +4,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/mount.h>
+#include <net/if.h>
 #include <netdb.h>
+#include <sched.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "egress.h"
@@ -228,21 +231,60 @@ egress_is_loopback (const struct sockaddr *sa, size_t len)
   return IN6_IS_ADDR_LOOPBACK ((const struct in6_addr *) addr);
 }
 
+/* 1 if the network namespace at `path` has no interface but lo, 0 if it has others.  A child
+   enters it and lists them, so that ours never changes.  */
+static int
+netns_loopback_only (const char *path, const char *from, ar_error_t *err)
+{
+  cleanup_close int fd = open (path, O_RDONLY | O_CLOEXEC);
+  int status;
+  pid_t pid;
+
+  if (fd < 0)
+    return ar_make_error (err, errno, "%s: network namespace `%s`", from, path);
+  pid = fork ();
+  if (pid < 0)
+    return ar_make_error (err, errno, "fork");
+  if (pid == 0)
+    {
+      struct if_nameindex *ifs;
+      if (setns (fd, CLONE_NEWNET) < 0 || (ifs = if_nameindex ()) == NULL)
+        _exit (2);
+      for (struct if_nameindex *i = ifs; i->if_index; i++)
+        if (strcmp (i->if_name, "lo") != 0)
+          _exit (1);
+      _exit (0);
+    }
+  while (waitpid (pid, &status, 0) < 0)
+    if (errno != EINTR)
+      return ar_make_error (err, errno, "waitpid");
+  if (!WIFEXITED (status) || WEXITSTATUS (status) > 1)
+    return ar_make_error (err, EIO, "%s: cannot list the interfaces of network namespace `%s`",
+                          from, path);
+  return WEXITSTATUS (status) == 0;
+}
+
 int
 egress_prepare_spec (struct spec *s, const char *from, ar_error_t *err)
 {
   struct spec_linux *l = &s->linux_;
+  int r;
 
   for (size_t i = 0; i < l->n_namespaces; i++)
     if (l->namespaces[i].kind == SPEC_NS_NETWORK)
       {
         if (l->namespaces[i].path == NULL)
           return 0;
-        /* Joined: the host's, or a pod's with routes of its own; either would let traffic
-           past the broker (UDP, a raw reconnect).  */
+        /* Joined: the host's, or a pod's with routes of its own, would let traffic past the
+           broker (UDP, a raw reconnect).  One with loopback only is as good as our own: a
+           Kubernetes pod's, whose sandbox agentrt gave a new one for the same allowlist.  */
+        r = netns_loopback_only (l->namespaces[i].path, from, err);
+        if (r != 0)
+          return r < 0 ? -1 : 0;
         return ar_make_error (err, EINVAL,
-                              "%s: needs a network namespace of the container's own, and "
-                              "config.json joins `%s`",
+                              "%s: needs a network namespace of the container's own (or one with "
+                              "loopback only), and config.json joins `%s`, which has other "
+                              "interfaces",
                               from, l->namespaces[i].path);
       }
   l->namespaces = xrealloc (l->namespaces, (l->n_namespaces + 1) * sizeof *l->namespaces);

@@ -44,7 +44,8 @@ bool egress_match (const struct egress_list *l, const struct sockaddr *sa, size_
 bool egress_is_loopback (const struct sockaddr *sa, size_t len);
 
 /* The container needs a network namespace of its own: one is added to a config that has none;
-   a config that joins one (the host's, a pod's) is refused, naming `from`.  */
+   a config that joins one is refused, naming `from`, unless that one has no interface but lo
+   (a pod's whose sandbox agentrt made with the same allowlist); the host's or a CNI pod's is.  */
 int egress_prepare_spec (struct spec *s, const char *from, ar_error_t *err);
 
 /* With l->names: write the hosts file into the state directory and return a detached read-only bind

@@ -882,6 +882,33 @@ signal_all (const struct state *s, int sig, ar_error_t *err)
   return r;
 }
 
+/* kill --all of a stopped container, as runc: what its init left in its cgroups (possible
+   without a pid namespace of its own) is signalled, and a cgroup already gone is no error.
+   containerd's shim sends it after such an init exits and when a pod sandbox stops.  The init's
+   pid is not used: it may be another process's by now.  */
+static int
+signal_left (const struct state *s, int sig, ar_error_t *err)
+{
+  struct cgroup cg;
+  ar_error_t cerr = NULL;
+  int r;
+
+  if (s->cgroup_dirs == NULL)
+    return 0;
+  if (cgroup_from_dirs (s->cgroup_dirs, &cg, err) < 0)
+    return -1;
+  r = cgroup_signal_all (&cg, sig, &cerr);
+  cgroup_release (&cg);
+  if (r < 0 && cerr->status == ENOENT)
+    {
+      ar_error_release (&cerr);
+      return 0;
+    }
+  if (r < 0)
+    *err = cerr;
+  return r;
+}
+
 static int
 signal_container (const struct state *s, int sig, bool all, ar_error_t *err)
 {
@@ -904,6 +931,8 @@ ar_container_kill (const struct ar_globals *g, const char *id, int sig, bool all
 
   if (container_load_locked (g, id, false, &dirfd, &s, err) < 0)
     return -1;
+  if (s->status == STATE_STOPPED && all)
+    return signal_left (s, sig, err);
   if (s->status == STATE_STOPPED)
     return ar_make_error (err, 0, "cannot kill container `%s`: container not running", id);
   return signal_container (s, sig, all, err);

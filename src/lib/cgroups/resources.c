@@ -149,27 +149,57 @@ need (const char *dir, const char *what, ar_error_t *err)
   return 0;
 }
 
+/* The kernel refuses a memory.limit_in_bytes above memory.memsw.limit_in_bytes (EINVAL), so
+   raising both (containerd's CRI sets swap = limit on every update) must write memsw first, and
+   lowering both must write it last.  As runc does: memsw first when it is unlimited or above
+   the current limit.  */
+static bool
+v1_swap_first (const char *d, const struct spec_memory *m)
+{
+  cleanup_free char *path = xasprintf ("%s/memory.limit_in_bytes", d);
+  cleanup_free char *now = NULL;
+  unsigned long long cur;
+
+  if (!m->limit.set || !m->swap.set)
+    return false;
+  if (m->swap.v == -1)
+    return true;
+  if (ar_read_file (path, 64, &now, NULL, NULL) < 0)
+    return false;
+  errno = 0;
+  cur = strtoull (now, NULL, 10);
+  return errno == 0 && m->swap.v > 0 && cur < (unsigned long long) m->swap.v;
+}
+
+static int
+v1_swap (const char *d, const struct spec_memory *m, ar_error_t *err)
+{
+  if (!cg_has (d, "memory.memsw.limit_in_bytes"))
+    {
+      if (m->swap.v != -1 && !(m->limit.set && m->swap.v == m->limit.v))
+        return ar_make_error (err, ENOTSUP,
+                              "config.json: linux.resources.memory.swap: this kernel does not "
+                              "account swap (no memory.memsw.limit_in_bytes)");
+      return 0;
+    }
+  return cg_printf (d, "memory.memsw.limit_in_bytes", err, "%" PRId64, m->swap.v);
+}
+
 static int
 v1_memory (const struct cgroup *cg, const struct spec_memory *m, ar_error_t *err)
 {
   const char *d = cg->memory;
+  bool swap_first;
 
   if (need (d, "memory", err) < 0)
     return -1;
+  swap_first = v1_swap_first (d, m);
+  if (swap_first && v1_swap (d, m, err) < 0)
+    return -1;
   if (m->limit.set && cg_printf (d, "memory.limit_in_bytes", err, "%" PRId64, m->limit.v) < 0)
     return -1;
-  if (m->swap.set)
-    {
-      if (!cg_has (d, "memory.memsw.limit_in_bytes"))
-        {
-          if (m->swap.v != -1 && !(m->limit.set && m->swap.v == m->limit.v))
-            return ar_make_error (err, ENOTSUP,
-                                  "config.json: linux.resources.memory.swap: this kernel does not "
-                                  "account swap (no memory.memsw.limit_in_bytes)");
-        }
-      else if (cg_printf (d, "memory.memsw.limit_in_bytes", err, "%" PRId64, m->swap.v) < 0)
-        return -1;
-    }
+  if (m->swap.set && !swap_first && v1_swap (d, m, err) < 0)
+    return -1;
   if (m->reservation.set
       && cg_printf (d, "memory.soft_limit_in_bytes", err, "%" PRId64, m->reservation.v) < 0)
     return -1;

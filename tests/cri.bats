@@ -1,0 +1,411 @@
+#!/usr/bin/env bats
+# Kubernetes RuntimeClass through containerd 1.6's CRI plugin: the calls a kubelet makes for a
+# pod with `runtimeClassName: agentrt`, against a private containerd whose handler `agentrt` is
+# agentrt (contrib/kubernetes/containerd-agentrt.toml) and whose handler `runc` is the control.
+# Images are built here (tests/pause/pause.c, a busybox rootfs) and imported: no registry.
+# Pods use the node's network (hostNetwork): no CNI network exists on this machine, and a pod
+# network namespace is set up by CNI only (containerd's RunPodSandbox fails without one).
+
+load helpers
+source "$BATS_TEST_DIRNAME/lib/oci_image.sh"
+source "$BATS_TEST_DIRNAME/lib/cri.sh"
+
+PAUSE_IMAGE=localhost/agentrt-test/pause:1
+BUSYBOX_IMAGE=localhost/agentrt-test/busybox:1
+RELEASE=6.1.0-agentrt-cri
+
+setup_file() {
+  [ "$(id -u)" -eq 0 ] || skip "needs root"
+  command -v containerd >/dev/null || skip "containerd is not installed"
+  "$CRI_PYTHON" -c 'import grpc' 2>/dev/null || skip "python3-grpcio is not installed"
+  CRI_AGENTRT=$(realpath "$AGENTRT")
+  CRI_TMP=$(mktemp -d "${BATS_RUN_TMPDIR:-/tmp}/cri.XXXXXX")
+  # A cgroupfs parent as the kubelet's (kubepods/…/pod<uid>), ours alone; removed in teardown.
+  CRI_CGPARENT=agentrt-cri-$$-$RANDOM
+  export CRI_AGENTRT CRI_TMP CRI_CGPARENT
+  mkdir -p "$CRI_TMP/img/pause"
+  gcc -static -O2 -o "$CRI_TMP/img/pause/pause" "$BATS_TEST_DIRNAME/pause/pause.c"
+  oci_image_archive "$CRI_TMP/img/pause" "$PAUSE_IMAGE" "$CRI_TMP/img/pause.tar" '["/pause"]'
+  rootfs_busybox "$CRI_TMP/img/busybox"
+  oci_image_archive "$CRI_TMP/img/busybox" "$BUSYBOX_IMAGE" "$CRI_TMP/img/busybox.tar"
+  CRI_SANDBOX_IMAGE=$PAUSE_IMAGE cri_start "$CRI_TMP/c" "$CRI_AGENTRT"
+  export CRI_DIR CRI_PID
+  ctr_cri images import "$CRI_TMP/img/pause.tar" >/dev/null
+  ctr_cri images import "$CRI_TMP/img/busybox.tar" >/dev/null
+}
+
+teardown_file() {
+  [ -n "${CRI_TMP:-}" ] || return 0
+  cri_stop
+  local d
+  for d in /sys/fs/cgroup/*/"$CRI_CGPARENT"; do
+    [ -d "$d" ] && rmdir "$d"
+  done
+  rm -rf "$CRI_TMP"
+}
+
+SERVER_PIDS=()
+
+# A failed test leaves its pod: removed here, so that the next test starts from none.
+teardown() {
+  local p
+  for p in "${SERVER_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  [ -n "${CRI_DIR:-}" ] && cri cleanup >/dev/null 2>&1 || true
+}
+
+# The runtime behind a handler, with the --root the shim gives it.
+rt() {
+  case $HANDLER in
+    agentrt) "$CRI_AGENTRT" --root "$CRI_DIR/agentrt-root/$CRI_NS" "$@" ;;
+    runc) runc --root "$CRI_DIR/runc-root/$CRI_NS" "$@" ;;
+  esac
+}
+
+# run_pod HANDLER NAME [ANNOTATION…]: RunPodSandbox as the kubelet does for a pod with
+# runtimeClassName HANDLER; sets POD and POD_CONFIG (for CreateContainer).
+run_pod() {
+  HANDLER=$1
+  local name=$2 uid a args=()
+  shift 2
+  uid=$(cat /proc/sys/kernel/random/uuid)
+  for a in "$@"; do args+=(--annotation "$a"); done
+  POD_CONFIG="$CRI_TMP/$name-$uid.pod"
+  POD_LOGDIR=$CRI_DIR/logs/$uid
+  mkdir -p "$POD_LOGDIR"
+  run cri runp --handler "$HANDLER" --name "$name" --uid "$uid" --namespace agentrt-test \
+    --log-dir "$POD_LOGDIR" --cgroup-parent "/$CRI_CGPARENT" --save "$POD_CONFIG" "${args[@]}"
+  echo "runp: $output" >&2
+  [ "$status" -eq 0 ]
+  POD=$output
+  # Its sandbox (the pause container) is the handler's: in that runtime's --root, running.
+  run rt state "$POD"
+  echo "$output" >&2
+  [ "$status" -eq 0 ]
+  [ "$(jq -r .status <<<"$output")" = running ]
+  POD_PID=$(jq -r .pid <<<"$output")
+  [ "$(cat "/proc/$POD_PID/comm")" = pause ]
+}
+
+# create_container NAME MEMORY ARGS…: CreateContainer + StartContainer of the busybox image in
+# POD; sets CTR.
+create_container() {
+  local name=$1 memory=$2
+  shift 2
+  run cri create --pod "$POD" --pod-config "$POD_CONFIG" --name "$name" --image "$BUSYBOX_IMAGE" \
+    --log-path "$name/0.log" --memory "$memory" --cpu-period 100000 --cpu-quota 100000 -- "$@"
+  echo "create: $output" >&2
+  [ "$status" -eq 0 ]
+  CTR=$output
+  run cri start "$CTR"
+  echo "$output" >&2
+  [ "$status" -eq 0 ]
+}
+
+# ctr_field ID FIELD: a field of ContainerStatus.
+ctr_field() { cri status "$1" | jq -r ".$2"; }
+
+# wait_exited ID: polls ContainerStatus until EXITED (15 s at most).
+wait_exited() {
+  local end=$((SECONDS + 15))
+  while ((SECONDS < end)); do
+    [ "$(ctr_field "$1" state)" = CONTAINER_EXITED ] && return 0
+    sleep 0.1
+  done
+  cri status "$1" >&2
+  return 1
+}
+
+# remove_pod: StopPodSandbox and RemovePodSandbox (twice each: the kubelet does, and both must be
+# idempotent), then nothing of the pod or of IDS… may be left: the runtime's state, mounts under
+# containerd's directories, cgroups, processes (PIDS), shims.
+remove_pod() {
+  local ids=("$POD" "$@") id p
+  run cri stopp "$POD"
+  echo "$output" >&2
+  [ "$status" -eq 0 ]
+  run cri stopp "$POD"
+  [ "$status" -eq 0 ]
+  run cri rmp "$POD"
+  echo "$output" >&2
+  [ "$status" -eq 0 ]
+  run cri rmp "$POD"
+  [ "$status" -eq 0 ]
+  [ -z "$(cri listp)" ]
+  for id in "${ids[@]}"; do
+    echo "checking $id" >&2
+    # The runtime's state directory.
+    [ ! -e "$CRI_DIR/agentrt-root/$CRI_NS/$id" ]
+    [ ! -e "$CRI_DIR/runc-root/$CRI_NS/$id" ]
+    # The rootfs overlays and the sandbox's /dev/shm.
+    [ -z "$(cri_mounts | grep -F "$id")" ]
+    # Cgroups, in every hierarchy.
+    [ -z "$(find /sys/fs/cgroup -maxdepth 4 -type d -name "$id" 2>/dev/null)" ]
+    # The shim.
+    for p in $(cri_shims); do
+      [ -z "$(tr '\0' ' ' <"/proc/$p/cmdline" | grep -F -- "-id $id ")" ]
+    done
+  done
+  # (`! cmd` would not fail a bats test here: errexit ignores it.)
+  for p in "${PIDS[@]}"; do
+    if proc_alive "$p"; then
+      echo "process $p is left" >&2
+      return 1
+    fi
+  done
+  # agentrt's supervisors (named agentrt-watch/agentrt-sv, their command line names the root).
+  ROOT=$CRI_DIR/agentrt-root/$CRI_NS
+  [ "$(supervisors_left)" -eq 0 ]
+}
+
+# The lifecycle of one pod, as the kubelet drives it.
+pod_lifecycle() {
+  local handler=$1 cgmem cgcpu pid
+  run_pod "$handler" web "io.agentrt.uname.release=$RELEASE" io.agentrt.timeout=10m
+  PIDS=("$POD_PID")
+  # The pod annotation reached the runtime: agentrt's handler passes io.agentrt.* through
+  # (pod_annotations), runc's does not.
+  if [ "$handler" = agentrt ]; then
+    [ "$(rt state "$POD" | jq -r '.annotations["io.agentrt.timeout"]')" = 10m ]
+    [ "$(supervisors_left_for "$POD")" -ge 1 ]
+  else
+    [ "$(rt state "$POD" | jq -r '.annotations["io.agentrt.timeout"]')" = null ]
+  fi
+
+  # The workload: a sleep whose shell ends with 42 on SIGTERM.
+  create_container app 67108864 sh -c 'trap "exit 42" TERM; sleep 600 & wait'
+  local app=$CTR
+  [ "$(ctr_field "$app" state)" = CONTAINER_RUNNING ]
+  pid=$(rt state "$app" | jq -r .pid)
+  PIDS+=("$pid")
+  [ "$(rt state "$app" | jq -r .status)" = running ]
+
+  # ExecSync: output, error output and exit code.
+  run --separate-stderr cri exec-sync "$app" sh -c 'echo to-stdout; echo to-stderr >&2; exit 7'
+  [ "$status" -eq 7 ]
+  [ "$output" = to-stdout ]
+  [ "$stderr" = to-stderr ]
+  # The annotation's effect: uname as the supervisor answers it, or the host's under runc.
+  run cri exec-sync "$app" uname -r
+  [ "$status" -eq 0 ]
+  if [ "$handler" = agentrt ]; then
+    [ "$output" = "$RELEASE" ]
+  else
+    [ "$output" = "$(uname -r)" ]
+  fi
+
+  # UpdateContainerResources: the new limits land in the container's cgroup.
+  cgmem=/sys/fs/cgroup/memory/$CRI_CGPARENT/$app
+  cgcpu=/sys/fs/cgroup/cpu/$CRI_CGPARENT/$app
+  [ "$(cat "$cgmem/memory.limit_in_bytes")" -eq 67108864 ]
+  [ "$(cat "$cgcpu/cpu.cfs_quota_us")" -eq 100000 ]
+  run cri update "$app" --memory 100663296 --cpu-period 100000 --cpu-quota 50000
+  echo "$output" >&2
+  [ "$status" -eq 0 ]
+  [ "$(cat "$cgmem/memory.limit_in_bytes")" -eq 100663296 ]
+  [ "$(cat "$cgcpu/cpu.cfs_quota_us")" -eq 50000 ]
+  [ "$(ctr_field "$app" memory_limit_in_bytes)" -eq 100663296 ]
+  # and down again.
+  run cri update "$app" --memory 50331648 --cpu-period 100000 --cpu-quota 50000
+  [ "$status" -eq 0 ]
+  [ "$(cat "$cgmem/memory.limit_in_bytes")" -eq 50331648 ]
+
+  # A second container that exits by itself: EXITED with its exit code, its output logged.
+  create_container job 33554432 sh -c 'echo job-ran; exit 3'
+  local job=$CTR
+  wait_exited "$job"
+  [ "$(ctr_field "$job" exit_code)" -eq 3 ]
+  grep -q ' stdout F job-ran$' "$POD_LOGDIR/job/0.log"
+
+  # StopContainer with a grace period: SIGTERM reaches the workload, which exits 42.
+  run cri stop --grace 10 "$app"
+  echo "$output" >&2
+  [ "$status" -eq 0 ]
+  [ "$(ctr_field "$app" state)" = CONTAINER_EXITED ]
+  [ "$(ctr_field "$app" exit_code)" -eq 42 ]
+  run proc_alive "$pid"
+  [ "$status" -eq 1 ]
+
+  run cri rm "$app"
+  [ "$status" -eq 0 ]
+  run cri rm "$job"
+  [ "$status" -eq 0 ]
+  remove_pod "$app" "$job"
+}
+
+# supervisors_left_for ID: live agentrt supervisors whose command line names container ID.
+supervisors_left_for() {
+  local p n=0
+  for p in /proc/[0-9]*; do
+    case $(cat "$p/comm" 2>/dev/null) in
+      agentrt-watch | agentrt-sv) ;;
+      *) continue ;;
+    esac
+    proc_alive "${p#/proc/}" || continue
+    tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "$1" && n=$((n + 1))
+  done
+  echo "$n"
+}
+
+# A pod whose annotation io.agentrt.timeout gives it a deadline: under agentrt its workload is
+# killed when it passes, and the reason recorded; runc knows no such annotation.
+pod_deadline() {
+  local handler=$1 audit=$CRI_TMP/audit-$RANDOM.jsonl
+  # The audit log outside the runtime's state: containerd deletes the container, and with it its
+  # state directory, as soon as its task exits.
+  run_pod "$handler" deadline io.agentrt.timeout=3s "io.agentrt.audit=$audit"
+  PIDS=("$POD_PID")
+  create_container sleeper 33554432 sleep 600
+  local c=$CTR
+  PIDS+=("$(rt state "$c" | jq -r .pid)")
+  if [ "$handler" = agentrt ]; then
+    wait_exited "$c"
+    [ "$(ctr_field "$c" exit_code)" -eq 137 ]
+    cat "$audit" >&2
+    [ "$(jq -c --arg id "$c" 'select(.id == $id and .event == "timeout")' "$audit" | wc -l)" -eq 1 ]
+    # The whole pod has its deadline: the sandbox is gone too.
+    local end=$((SECONDS + 15))
+    while ((SECONDS < end)); do
+      [ "$(cri podstatus "$POD" | jq -r .state)" = SANDBOX_NOTREADY ] && break
+      sleep 0.2
+    done
+    [ "$(cri podstatus "$POD" | jq -r .state)" = SANDBOX_NOTREADY ]
+  else
+    # Past the deadline agentrt would enforce, with a margin: it still runs.
+    local end=$((SECONDS + 5))
+    while ((SECONDS < end)); do
+      [ "$(ctr_field "$c" state)" = CONTAINER_RUNNING ] || break
+      sleep 0.2
+    done
+    [ "$(ctr_field "$c" state)" = CONTAINER_RUNNING ]
+    [ "$(cri podstatus "$POD" | jq -r .state)" = SANDBOX_READY ]
+    [ ! -e "$audit" ]
+    run cri stop "$c"
+    [ "$status" -eq 0 ]
+  fi
+  run cri rm "$c"
+  [ "$status" -eq 0 ]
+  remove_pod "$c"
+}
+
+# A pod with a bad io.agentrt.* value: under agentrt RunPodSandbox fails with agentrt's one line
+# naming the annotation (what `kubectl describe pod` shows), and nothing is left; runc never
+# sees the annotation and runs the pod.
+pod_bad_annotation() {
+  local handler=$1 uid n
+  uid=$(cat /proc/sys/kernel/random/uuid)
+  run cri runp --handler "$handler" --name bad --uid "$uid" --namespace agentrt-test \
+    --cgroup-parent "/$CRI_CGPARENT" --save "$CRI_TMP/bad-$uid.pod" --annotation io.agentrt.timeout=ten
+  echo "$output" >&2
+  if [ "$handler" = runc ]; then
+    [ "$status" -eq 0 ]
+    POD=$output
+    HANDLER=runc
+    PIDS=()
+    remove_pod
+    return
+  fi
+  [ "$status" -eq 125 ]
+  [[ "$output" == *"annotation io.agentrt.timeout: \`ten\`: expected a duration"* ]]
+  # containerd keeps no sandbox of a failed RunPodSandbox, agentrt no state, nothing is mounted.
+  [ -z "$(cri listp)" ]
+  n=$(find "$CRI_DIR/agentrt-root/$CRI_NS" -mindepth 1 -maxdepth 1 | wc -l)
+  [ "$n" -eq 0 ]
+  [ -z "$(cri_mounts)" ]
+  [ -z "$(find /sys/fs/cgroup -maxdepth 2 -path "*/$CRI_CGPARENT/*" -type d 2>/dev/null)" ]
+  ROOT=$CRI_DIR/agentrt-root/$CRI_NS
+  [ "$(supervisors_left)" -eq 0 ]
+}
+
+# serve TAG: a TCP server on the host's 127.0.0.1, on a port it picks (PORT), answering each
+# connection with TAG; killed by pid in teardown.
+serve() {
+  local portfile=$CRI_TMP/port.$RANDOM i
+  "$CRI_PYTHON" - "$1" "$portfile" <<'PY' &
+import os, socket, sys
+tag, portfile = sys.argv[1].encode(), sys.argv[2]
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(16)
+with open(portfile + ".tmp", "w") as f:
+    f.write(str(s.getsockname()[1]))
+os.rename(portfile + ".tmp", portfile)
+while True:
+    c, _ = s.accept()
+    c.sendall(tag + b"\n")
+    c.close()
+PY
+  SERVER_PIDS+=($!)
+  for ((i = 0; i < 50; i++)); do [ -s "$portfile" ] && break; sleep 0.1; done
+  PORT=$(cat "$portfile")
+}
+
+# A pod with io.agentrt.net.allow: under agentrt it has loopback only and reaches the one
+# allowlisted host endpoint through the broker; under runc (the node's network) it reaches both.
+pod_egress() {
+  local handler=$1 allowed denied
+  serve allowed-endpoint
+  allowed=$PORT
+  serve other-endpoint
+  denied=$PORT
+  run_pod "$handler" egress "io.agentrt.net.allow=127.0.0.1:$allowed"
+  PIDS=("$POD_PID")
+  create_container fetch 33554432 sleep 600
+  local c=$CTR
+  PIDS+=("$(rt state "$c" | jq -r .pid)")
+  run cri exec-sync "$c" nc 127.0.0.1 "$allowed"
+  echo "$output" >&2
+  [ "$status" -eq 0 ]
+  [ "$output" = allowed-endpoint ]
+  run cri exec-sync "$c" ls /sys/class/net
+  if [ "$handler" = agentrt ]; then
+    [ "$output" = lo ]
+  else
+    [[ "$output" == *lo* && "$output" != lo ]]
+  fi
+  run cri exec-sync "$c" nc -w 3 127.0.0.1 "$denied"
+  echo "$output" >&2
+  if [ "$handler" = agentrt ]; then
+    [ "$status" -ne 0 ]
+    [ "$output" != other-endpoint ]
+  else
+    [ "$status" -eq 0 ]
+    [ "$output" = other-endpoint ]
+  fi
+  run cri stop "$c"
+  [ "$status" -eq 0 ]
+  run cri rm "$c"
+  [ "$status" -eq 0 ]
+  remove_pod "$c"
+}
+
+@test "cri: a pod with runtimeClassName agentrt: sandbox, containers, exec, status, update, stop, remove" {
+  pod_lifecycle agentrt
+}
+
+@test "cri: the same pod with handler runc (control)" {
+  pod_lifecycle runc
+}
+
+@test "cri: pod annotation io.agentrt.timeout kills the pod's workload at its deadline (agentrt)" {
+  pod_deadline agentrt
+}
+
+@test "cri: pod annotation io.agentrt.timeout does nothing under runc (control)" {
+  pod_deadline runc
+}
+
+@test "cri: pod annotation io.agentrt.net.allow: loopback only, the allowlisted endpoint through the broker (agentrt)" {
+  pod_egress agentrt
+}
+
+@test "cri: pod annotation io.agentrt.net.allow does nothing under runc (control)" {
+  pod_egress runc
+}
+
+@test "cri: a bad io.agentrt.* pod annotation fails RunPodSandbox with one line naming it (agentrt)" {
+  pod_bad_annotation agentrt
+}
+
+@test "cri: the same annotation is never seen by runc (control)" {
+  pod_bad_annotation runc
+}

@@ -1,0 +1,393 @@
+#!/usr/bin/python3
+"""A small CRI client for tests/cri.bats: the calls the kubelet makes, and nothing else.
+
+crictl is not packaged in Debian 12, and the generated CRI bindings are not either, so this
+speaks runtime.v1.RuntimeService with grpc's generic unary calls on raw bytes and encodes the
+protobuf messages itself.  Only the fields the tests need are written or read; their numbers
+are those of the CRI v1 API (kubernetes/cri-api, pkg/apis/runtime/v1/api.proto).
+
+Usage: cri_client.py [--endpoint unix:///PATH] COMMAND ...  (CRI_ENDPOINT in the environment
+works too).  Errors of the RPC are printed as one line and exit 125; exec-sync exits with the
+command's own exit code.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+import grpc
+
+SERVICE = "/runtime.v1.RuntimeService/"
+
+# NamespaceMode
+POD, CONTAINER, NODE = 0, 1, 2
+CONTAINER_STATES = {0: "CONTAINER_CREATED", 1: "CONTAINER_RUNNING", 2: "CONTAINER_EXITED",
+                    3: "CONTAINER_UNKNOWN"}
+SANDBOX_STATES = {0: "SANDBOX_READY", 1: "SANDBOX_NOTREADY"}
+
+
+# --- protobuf wire format -------------------------------------------------------------------
+
+def _varint(n):
+    if n < 0:
+        n += 1 << 64  # int32/int64 negatives are ten-byte two's complement
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def _key(num, wire):
+    return _varint(num << 3 | wire)
+
+
+class Msg:
+    """A message being encoded: fields appended in order; empty values are left out, as proto3
+    does for scalars."""
+
+    def __init__(self):
+        self.buf = bytearray()
+
+    def varint(self, num, value):
+        if value:
+            self.buf += _key(num, 0) + _varint(int(value))
+        return self
+
+    def bytes_(self, num, value, keep_empty=False):
+        if isinstance(value, str):
+            value = value.encode()
+        if value or keep_empty:
+            self.buf += _key(num, 2) + _varint(len(value)) + value
+        return self
+
+    string = bytes_
+
+    def msg(self, num, sub):
+        if sub is not None:
+            self.bytes_(num, bytes(sub.buf), keep_empty=True)
+        return self
+
+    def strings(self, num, values):
+        for v in values:
+            self.bytes_(num, v, keep_empty=True)
+        return self
+
+    def map(self, num, d):
+        for k, v in d.items():
+            self.msg(num, Msg().string(1, k).bytes_(2, v, keep_empty=True))
+        return self
+
+    def __bytes__(self):
+        return bytes(self.buf)
+
+
+def decode(data):
+    """Bytes → {field number: [values]}; length-delimited values stay bytes."""
+    fields = {}
+    i = 0
+    while i < len(data):
+        key, i = _read_varint(data, i)
+        num, wire = key >> 3, key & 7
+        if wire == 0:
+            val, i = _read_varint(data, i)
+        elif wire == 2:
+            n, i = _read_varint(data, i)
+            val, i = data[i:i + n], i + n
+        elif wire == 1:
+            val, i = int.from_bytes(data[i:i + 8], "little"), i + 8
+        elif wire == 5:
+            val, i = int.from_bytes(data[i:i + 4], "little"), i + 4
+        else:
+            raise ValueError("unsupported wire type %d" % wire)
+        fields.setdefault(num, []).append(val)
+    return fields
+
+
+def _read_varint(data, i):
+    n = shift = 0
+    while True:
+        b = data[i]
+        i += 1
+        n |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            return n, i
+
+
+def _signed(n, bits=64):
+    return n - (1 << bits) if n >= 1 << (bits - 1) else n
+
+
+def _one(fields, num, default=None):
+    v = fields.get(num)
+    return v[-1] if v else default
+
+
+def _str(fields, num):
+    return _one(fields, num, b"").decode()
+
+
+def _map(fields, num):
+    out = {}
+    for entry in fields.get(num, []):
+        e = decode(entry)
+        out[_str(e, 1)] = _str(e, 2)
+    return out
+
+
+# --- messages -------------------------------------------------------------------------------
+
+def namespace_option(network, pid, ipc):
+    return Msg().varint(1, network).varint(2, pid).varint(3, ipc)
+
+
+def pod_sandbox_config(a):
+    meta = Msg().string(1, a.name).string(2, a.uid).string(3, a.namespace).varint(4, a.attempt)
+    # The kubelet's pod with hostNetwork: true, as tests/cri.bats runs it (no CNI here).
+    secctx = Msg().msg(1, namespace_option(NODE if a.host_network else POD, CONTAINER, POD))
+    linux = Msg().string(1, a.cgroup_parent).msg(2, secctx)
+    return (Msg().msg(1, meta).string(2, a.hostname).string(3, a.log_dir)
+            .map(6, kv(a.label)).map(7, kv(a.annotation)).msg(8, linux))
+
+
+def linux_resources(a):
+    return (Msg().varint(1, a.cpu_period).varint(2, a.cpu_quota).varint(3, a.cpu_shares)
+            .varint(4, a.memory))
+
+
+def container_config(a):
+    meta = Msg().string(1, a.name).varint(2, a.attempt)
+    image = Msg().string(1, a.image)
+    secctx = Msg().msg(3, namespace_option(NODE if a.host_network else POD, CONTAINER, POD))
+    linux = Msg().msg(1, linux_resources(a)).msg(2, secctx)
+    m = (Msg().msg(1, meta).msg(2, image).strings(3, a.command).strings(4, a.args)
+         .string(5, a.workdir))
+    for k, v in kv(a.env).items():
+        m.msg(6, Msg().string(1, k).string(2, v))
+    return (m.map(9, kv(a.label)).map(10, kv(a.annotation)).string(11, a.log_path)
+            .msg(15, linux))
+
+
+def kv(pairs):
+    out = {}
+    for p in pairs or []:
+        k, sep, v = p.partition("=")
+        if not sep:
+            die("expected KEY=VALUE, not `%s`" % p)
+        out[k] = v
+    return out
+
+
+# --- calls ----------------------------------------------------------------------------------
+
+def die(msg, code=125):
+    print("cri_client: " + msg, file=sys.stderr)
+    sys.exit(code)
+
+
+class Client:
+    def __init__(self, endpoint, timeout):
+        self.channel = grpc.insecure_channel(endpoint)
+        self.timeout = timeout
+
+    def call(self, method, req):
+        fn = self.channel.unary_unary(SERVICE + method, request_serializer=bytes,
+                                      response_deserializer=lambda b: b)
+        try:
+            return decode(fn(bytes(req), timeout=self.timeout))
+        except grpc.RpcError as e:
+            die("%s: %s: %s" % (method, e.code().name, e.details()))
+
+
+def cmd_version(c, a):
+    r = c.call("Version", Msg().string(1, "v1"))
+    print(json.dumps({"version": _str(r, 1), "runtime_name": _str(r, 2),
+                      "runtime_version": _str(r, 3), "runtime_api_version": _str(r, 4)}))
+
+
+def cmd_runp(c, a):
+    config = pod_sandbox_config(a)
+    if a.save:
+        with open(a.save, "wb") as f:
+            f.write(bytes(config))
+    r = c.call("RunPodSandbox", Msg().msg(1, config).string(2, a.handler))
+    print(_str(r, 1))
+
+
+def cmd_create(c, a):
+    with open(a.pod_config, "rb") as f:
+        sandbox = Msg()
+        sandbox.buf += f.read()
+    r = c.call("CreateContainer",
+               Msg().string(1, a.pod).msg(2, container_config(a)).msg(3, sandbox))
+    print(_str(r, 1))
+
+
+def cmd_start(c, a):
+    c.call("StartContainer", Msg().string(1, a.id))
+
+
+def cmd_stop(c, a):
+    c.call("StopContainer", Msg().string(1, a.id).varint(2, a.grace))
+
+
+def cmd_rm(c, a):
+    c.call("RemoveContainer", Msg().string(1, a.id))
+
+
+def cmd_stopp(c, a):
+    c.call("StopPodSandbox", Msg().string(1, a.id))
+
+
+def cmd_rmp(c, a):
+    c.call("RemovePodSandbox", Msg().string(1, a.id))
+
+
+def cmd_exec_sync(c, a):
+    if not a.cmd:
+        die("exec-sync: no command")
+    r = c.call("ExecSync", Msg().string(1, a.id).strings(2, a.cmd).varint(3, a.exec_timeout))
+    sys.stdout.buffer.write(_one(r, 1, b""))
+    sys.stdout.flush()
+    sys.stderr.buffer.write(_one(r, 2, b""))
+    sys.stderr.flush()
+    sys.exit(_signed(_one(r, 3, 0), 64) & 0xFF)
+
+
+def cmd_status(c, a):
+    r = c.call("ContainerStatus", Msg().string(1, a.id))
+    s = decode(_one(r, 1, b""))
+    res = decode(_one(decode(_one(s, 16, b"")), 1, b"") if 16 in s else b"")
+    print(json.dumps({
+        "id": _str(s, 1),
+        "state": CONTAINER_STATES.get(_one(s, 3, 0), "?"),
+        "created_at": _signed(_one(s, 4, 0)),
+        "started_at": _signed(_one(s, 5, 0)),
+        "finished_at": _signed(_one(s, 6, 0)),
+        "exit_code": _signed(_one(s, 7, 0)),
+        "reason": _str(s, 10),
+        "message": _str(s, 11),
+        "annotations": _map(s, 13),
+        "memory_limit_in_bytes": _signed(_one(res, 4, 0)),
+    }))
+
+
+def cmd_podstatus(c, a):
+    r = c.call("PodSandboxStatus", Msg().string(1, a.id))
+    s = decode(_one(r, 1, b""))
+    print(json.dumps({"id": _str(s, 1), "state": SANDBOX_STATES.get(_one(s, 3, 0), "?"),
+                      "annotations": _map(s, 8), "runtime_handler": _str(s, 9)}))
+
+
+def cmd_update(c, a):
+    c.call("UpdateContainerResources", Msg().string(1, a.id).msg(2, linux_resources(a)))
+
+
+def cmd_listp(c, a):
+    r = c.call("ListPodSandbox", Msg())
+    for item in r.get(1, []):
+        print(_str(decode(item), 1))
+
+
+def cmd_cleanup(c, a):
+    """Stops and removes every pod sandbox (and so every container): teardown after a failure."""
+    r = c.call("ListPodSandbox", Msg())
+    for item in r.get(1, []):
+        pod = _str(decode(item), 1)
+        c.call("StopPodSandbox", Msg().string(1, pod))
+        c.call("RemovePodSandbox", Msg().string(1, pod))
+        print(pod)
+
+
+def main():
+    p = argparse.ArgumentParser(prog="cri_client.py")
+    p.add_argument("--endpoint", default=os.environ.get("CRI_ENDPOINT"))
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds per RPC")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    def pod_args(s):
+        s.add_argument("--name", required=True)
+        s.add_argument("--uid", required=True)
+        s.add_argument("--namespace", default="default")
+        s.add_argument("--attempt", type=int, default=0)
+        s.add_argument("--hostname", default="")
+        s.add_argument("--log-dir", default="")
+        s.add_argument("--cgroup-parent", default="")
+        s.add_argument("--label", action="append")
+        s.add_argument("--annotation", action="append")
+
+    def resource_args(s):
+        s.add_argument("--memory", type=int, default=0, help="memory limit in bytes")
+        s.add_argument("--cpu-period", type=int, default=0)
+        s.add_argument("--cpu-quota", type=int, default=0)
+        s.add_argument("--cpu-shares", type=int, default=0)
+
+    s = sub.add_parser("version")
+    s.set_defaults(fn=cmd_version)
+
+    s = sub.add_parser("runp", help="RunPodSandbox; prints the pod sandbox id")
+    pod_args(s)
+    s.add_argument("--handler", default="", help="runtime_handler (RuntimeClass handler)")
+    s.add_argument("--pod-network", dest="host_network", action="store_false",
+                   help="a pod network namespace (needs CNI) instead of the node's")
+    s.add_argument("--save", help="write the PodSandboxConfig here, for create --pod-config")
+    s.set_defaults(fn=cmd_runp)
+
+    s = sub.add_parser("create", help="CreateContainer; prints the container id")
+    s.add_argument("--pod", required=True)
+    s.add_argument("--pod-config", required=True, help="the file runp --save wrote")
+    s.add_argument("--name", required=True)
+    s.add_argument("--attempt", type=int, default=0)
+    s.add_argument("--image", required=True)
+    s.add_argument("--command", action="append", default=[])
+    s.add_argument("--workdir", default="")
+    s.add_argument("--env", action="append")
+    s.add_argument("--label", action="append")
+    s.add_argument("--annotation", action="append")
+    s.add_argument("--log-path", default="")
+    s.add_argument("--pod-network", dest="host_network", action="store_false")
+    resource_args(s)
+    s.add_argument("args", nargs="*")
+    s.set_defaults(fn=cmd_create)
+
+    for name, fn in (("start", cmd_start), ("rm", cmd_rm), ("stopp", cmd_stopp),
+                     ("rmp", cmd_rmp), ("status", cmd_status), ("podstatus", cmd_podstatus)):
+        s = sub.add_parser(name)
+        s.add_argument("id")
+        s.set_defaults(fn=fn)
+
+    s = sub.add_parser("stop")
+    s.add_argument("--grace", type=int, default=0, help="grace period in seconds")
+    s.add_argument("id")
+    s.set_defaults(fn=cmd_stop)
+
+    s = sub.add_parser("exec-sync", help="ExecSync: the command's stdout, stderr and exit code")
+    s.add_argument("--exec-timeout", type=int, default=0)
+    s.add_argument("id")
+    s.add_argument("cmd", nargs=argparse.REMAINDER)
+    s.set_defaults(fn=cmd_exec_sync)
+
+    s = sub.add_parser("update", help="UpdateContainerResources")
+    s.add_argument("id")
+    resource_args(s)
+    s.set_defaults(fn=cmd_update)
+
+    s = sub.add_parser("listp")
+    s.set_defaults(fn=cmd_listp)
+    s = sub.add_parser("cleanup")
+    s.set_defaults(fn=cmd_cleanup)
+
+    a = p.parse_args()
+    if not a.endpoint:
+        die("no endpoint: --endpoint unix:///PATH or CRI_ENDPOINT")
+    a.fn(Client(a.endpoint, a.timeout), a)
+
+
+if __name__ == "__main__":
+    main()
