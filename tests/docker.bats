@@ -1,0 +1,150 @@
+#!/usr/bin/env bats
+# Docker (Debian's docker.io 20.10, through its managed containerd and containerd-shim-runc-v2)
+# drives agentrt end to end: `dockerd --add-runtime agentrt=PATH`, `docker run --runtime agentrt`.
+# Every scenario runs against agentrt and against runc, Docker's own runtime, as the control.
+# The daemon is private to this file (tests/lib/docker.sh) and the image is imported from a
+# busybox rootfs: no registry, no host network change.
+load helpers
+source "$BATS_TEST_DIRNAME/lib/docker.sh"
+
+setup_file() {
+  command -v "$DOCKERD" >/dev/null && [ -x "$DOCKER_CLIENT" ] \
+    || skip "Debian's docker.io is not installed (tools/install-deps.sh)"
+  local dir
+  dir=$(mktemp -d "${BATS_RUN_TMPDIR:-/tmp}/docker.XXXXXX")
+  # agentrt as the shim runs it: an absolute path.
+  docker_start "$dir" "$(readlink -f "$AGENTRT")"
+  DOCKER_BASE_MOUNTS=$(docker_mounts)
+  IMAGE=agentrt-busybox:test
+  docker_import_busybox "$IMAGE"
+  export DOCKER_DIR DOCKER_PID DOCKER_CONTAINERD_PID DOCKER_CGROUP_PARENT DOCKER_RUNTIME_ROOT \
+    DOCKER_BASE_MOUNTS IMAGE
+}
+
+teardown_file() {
+  docker_stop
+}
+
+setup() {
+  NAME="t${BATS_TEST_NUMBER}-$$-$RANDOM"
+  CIDFILE=$DOCKER_DIR/$NAME.cid
+}
+
+# A failed test leaves its container: remove it here, so the next test starts clean.
+teardown() {
+  local ids
+  ids=$(dk ps -aq --filter "name=$NAME")
+  [ -z "$ids" ] || dk rm -f $ids >/dev/null
+}
+
+# runtime_bin R: the binary behind Docker's runtime R.
+runtime_bin() { if [ "$1" = agentrt ]; then echo "$AGENTRT"; else command -v runc; fi; }
+
+# dk_run_detached R ARGS…: `docker run -d` with runtime R; ID is the container's full id.
+dk_run_detached() {
+  local r=$1
+  shift
+  run dk run -d --runtime "$r" --network none --name "$NAME" "$IMAGE" "$@"
+  echo "docker run -d --runtime $r $* (status=$status): $output" >&2
+  [ "$status" -eq 0 ]
+  ID=$output
+  [[ $ID =~ ^[0-9a-f]{64}$ ]]
+  # The runtime that runs it is R: its own `state` finds it under the --root the shim gave it.
+  run "$(runtime_bin "$r")" --root "$DOCKER_RUNTIME_ROOT" state "$ID"
+  echo "$r state: $output" >&2
+  [ "$status" -eq 0 ]
+  [ "$(jq -r .status <<<"$output")" = running ]
+}
+
+# dk_wait_logs PATTERN: until the container's output has PATTERN, at most 10 s.
+dk_wait_logs() {
+  local i
+  for ((i = 0; i < 100; i++)); do
+    dk logs "$ID" 2>&1 | grep -q -- "$1" && return 0
+    sleep 0.1
+  done
+  echo "no \`$1\` in the logs of $ID: $(dk logs "$ID" 2>&1)" >&2
+  return 1
+}
+
+# The workload's stdout, and its exit status as docker run's.
+run_rm() {
+  run dk run --rm --runtime "$1" --network none --name "$NAME" --cidfile "$CIDFILE" "$IMAGE" \
+    sh -c 'echo hi; exit 3'
+  echo "docker run --rm --runtime $1 (status=$status): $output" >&2
+  [ "$status" -eq 3 ]
+  [ "$output" = hi ]
+  docker_nothing_left "$(cat "$CIDFILE")"
+  [ -z "$(dk ps -aq --filter "name=$NAME")" ]
+}
+
+# run -d, exec (output and status, and a missing executable), stop (SIGTERM reaches the init:
+# it exits with its trap's status, not the 137 of stop's SIGKILL), rm.
+detached_exec_stop() {
+  dk_run_detached "$1" sh -c 'trap "exit 143" TERM; sleep 1000 & wait'
+  run dk exec "$ID" sh -c 'echo from-exec; exit 7'
+  echo "docker exec (status=$status): $output" >&2
+  [ "$status" -eq 7 ]
+  [ "$output" = from-exec ]
+  # docker exec says 126 for any failed start, under runc too; the error names the file.
+  run dk exec "$ID" /no/such/tool
+  echo "docker exec /no/such/tool (status=$status): $output" >&2
+  [ "$status" -eq 126 ]
+  [[ $output == *"/no/such/tool"*"no such file or directory"* ]]
+  run dk exec "$ID" echo still-up
+  [ "$output" = still-up ]
+  # The leftover check sees a live container: its state dir, its shim, and for agentrt the
+  # supervisor, which audited the exec'd command.
+  local live
+  live=$(docker_leftovers "$ID")
+  echo "live: $live" >&2
+  grep -q "^state dir " <<<"$live"
+  grep -q "^process .* containerd-shim" <<<"$live"
+  if [ "$1" = agentrt ]; then
+    grep -q "^process .* agentrt-sv" <<<"$live"
+    grep -q '"syscall":"execve".*still-up' "$DOCKER_RUNTIME_ROOT/$ID/audit.jsonl"
+  fi
+  run dk stop -t 20 "$ID"
+  [ "$status" -eq 0 ]
+  [ "$(dk inspect -f '{{.State.Status}} {{.State.ExitCode}}' "$ID")" = "exited 143" ]
+  run dk rm "$ID"
+  [ "$status" -eq 0 ]
+  docker_nothing_left "$ID"
+}
+
+# kill -s USR1 reaches the init's trap; kill (SIGKILL) ends it with 137; rm.
+kill_container() {
+  dk_run_detached "$1" sh -c 'trap "echo got-usr1" USR1; echo ready; while :; do sleep 1 & wait; done'
+  dk_wait_logs ready
+  run dk kill -s USR1 "$ID"
+  [ "$status" -eq 0 ]
+  dk_wait_logs got-usr1
+  [ "$(dk inspect -f '{{.State.Status}}' "$ID")" = running ]
+  run dk kill "$ID"
+  [ "$status" -eq 0 ]
+  run dk wait "$ID"
+  [ "$output" = 137 ]
+  run dk rm "$ID"
+  [ "$status" -eq 0 ]
+  docker_nothing_left "$ID"
+}
+
+# A missing executable: docker run fails at create with the runtime's error, exits 127 as it
+# does under runc (it reads the error's words), and --rm leaves nothing.
+failing_start() {
+  run -127 dk run --rm --runtime "$1" --network none --name "$NAME" --cidfile "$CIDFILE" "$IMAGE" /nonexistent
+  echo "docker run /nonexistent --runtime $1 (status=$status): $output" >&2
+  [ "$status" -eq 127 ]
+  [[ $output == *"OCI runtime create failed"*"/nonexistent"*"no such file or directory"* ]]
+  docker_nothing_left "$(cat "$CIDFILE")"
+  [ -z "$(dk ps -aq --filter "name=$NAME")" ]
+}
+
+@test "docker: run --rm prints the output and exits 3 [agentrt]" { run_rm agentrt; }
+@test "docker: run --rm prints the output and exits 3 [runc]" { run_rm runc; }
+@test "docker: run -d, exec, stop, rm [agentrt]" { detached_exec_stop agentrt; }
+@test "docker: run -d, exec, stop, rm [runc]" { detached_exec_stop runc; }
+@test "docker: kill -s USR1, kill, rm [agentrt]" { kill_container agentrt; }
+@test "docker: kill -s USR1, kill, rm [runc]" { kill_container runc; }
+@test "docker: a missing executable fails the run with 127 and leaves nothing [agentrt]" { failing_start agentrt; }
+@test "docker: a missing executable fails the run with 127 and leaves nothing [runc]" { failing_start runc; }
