@@ -15,11 +15,12 @@ dk() { DOCKER_CONFIG="$DOCKER_DIR/client" "$DOCKER_CLIENT" -H "unix://$DOCKER_DI
 
 # docker_start DIR AGENTRT: starts dockerd with its state under DIR (which must not exist yet)
 # and agentrt registered as runtime `agentrt` (runc is built in as `runc`).  Sets DOCKER_DIR,
-# DOCKER_PID, DOCKER_CONTAINERD_PID, DOCKER_CGROUP_PARENT and DOCKER_RUNTIME_ROOT (the --root
-# the shim gives the runtime: ours and runc's alike).
+# DOCKER_AGENTRT, DOCKER_PID, DOCKER_CONTAINERD_PID, DOCKER_CGROUP_PARENT and
+# DOCKER_RUNTIME_ROOT (the --root the shim gives the runtime: ours and runc's alike).
 docker_start() {
   local dir=$1 agentrt=$2 i
   DOCKER_DIR=$dir
+  DOCKER_AGENTRT=$agentrt
   DOCKER_CGROUP_PARENT=agentrt-docker-$$-$RANDOM
   DOCKER_RUNTIME_ROOT=$dir/exec/runtime-runc/moby
   mkdir -p "$dir/data" "$dir/exec" "$dir/client" || return 1
@@ -71,7 +72,7 @@ docker_check_private() {
 # left under DOCKER_DIR, removes the cgroup parent and DOCKER_DIR.
 docker_stop() {
   [ -n "${DOCKER_DIR:-}" ] || return 0
-  local p shims=() mnt
+  local p shims=() mnt i procs
   # The shims are children of init (they daemonize); they name our containerd's socket.
   for p in /proc/[0-9]*; do
     tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -qF -- "-address $DOCKER_DIR/exec/containerd/containerd.sock" \
@@ -87,13 +88,32 @@ docker_stop() {
     kill -TERM "$p" 2>/dev/null
     __docker_wait_gone "$p" 50 || kill -KILL "$p" 2>/dev/null
   done
+  # A daemon that died leaves containers no shim watches any more: the runtime that made each
+  # (agentrt if its `state` reads it, else runc) deletes it, then whatever is still in one of
+  # the daemon's cgroups is killed.
+  for p in "$DOCKER_RUNTIME_ROOT"/*/; do
+    [ -d "$p" ] || continue
+    p=$(basename "$p")
+    if "$DOCKER_AGENTRT" --root "$DOCKER_RUNTIME_ROOT" state "$p" >/dev/null 2>&1; then
+      "$DOCKER_AGENTRT" --root "$DOCKER_RUNTIME_ROOT" delete --force "$p"
+    else
+      runc --root "$DOCKER_RUNTIME_ROOT" delete --force "$p"
+    fi
+  done
+  for ((i = 0; i < 50; i++)); do
+    procs=$(cat /sys/fs/cgroup/pids/"$DOCKER_CGROUP_PARENT"/*/cgroup.procs 2>/dev/null)
+    [ -n "$procs" ] || break
+    # shellcheck disable=SC2086 # one pid a word
+    kill -KILL $procs 2>/dev/null
+    sleep 0.1
+  done
   # Deepest first: the overlay mounts and netns files sit under the data-root's bind mount.
   while read -r mnt; do
     umount "$mnt" 2>/dev/null || umount -l "$mnt"
   done < <(docker_mounts | sort -r)
-  for p in $(find /sys/fs/cgroup -mindepth 1 -maxdepth 3 -type d -name "$DOCKER_CGROUP_PARENT" 2>/dev/null); do
-    find "$p" -depth -type d -exec rmdir {} + 2>/dev/null
-  done
+  # Its containers' directories first (-depth), then the parent, in every hierarchy.
+  find /sys/fs/cgroup -depth -mindepth 2 -maxdepth 4 -type d \
+    \( -path "*/$DOCKER_CGROUP_PARENT" -o -path "*/$DOCKER_CGROUP_PARENT/*" \) -exec rmdir {} + 2>/dev/null
   rm -rf --one-file-system "$DOCKER_DIR"
 }
 
@@ -126,6 +146,7 @@ docker_import_busybox() {
 # docker_mounts_left checks those.
 docker_leftovers() {
   local id=$1 p
+  [[ $id =~ ^[0-9a-f]{64}$ ]] || { echo "not a container id: \`$id\`"; return 0; }
   [ -e "$DOCKER_RUNTIME_ROOT/$id" ] && echo "state dir $DOCKER_RUNTIME_ROOT/$id"
   p=$DOCKER_DIR/exec/containerd/daemon/io.containerd.runtime.v2.task/moby/$id
   [ -e "$p" ] && echo "bundle $p"
