@@ -402,6 +402,27 @@ controller_of() {
   delete_and_check
 }
 
+@test "cgroups: update raises and lowers memory and memory+swap together (Docker's update)" {
+  [ -e /sys/fs/cgroup/memory/memory.memsw.limit_in_bytes ] || skip "no swap accounting here"
+  update_config '.process.args = ["/bin/sleep", "1000"]
+    | .linux.resources.memory = {"limit": 67108864, "swap": 67108864}'
+  start_container
+  [ "$(cg_read memory.memsw.limit_in_bytes)" -eq 67108864 ]
+  # Up: memsw must be raised before the limit may pass its old value.
+  run __agentrt update --resources - "$CID" <<<'{"memory": {"limit": 134217728, "swap": 134217728}}'
+  echo "$output" >&2
+  [ "$status" -eq 0 ]
+  [ "$(cg_read memory.limit_in_bytes)" -eq 134217728 ]
+  [ "$(cg_read memory.memsw.limit_in_bytes)" -eq 134217728 ]
+  # Down: the limit first.
+  run __agentrt update --resources - "$CID" <<<'{"memory": {"limit": 50331648, "swap": 50331648}}'
+  echo "$output" >&2
+  [ "$status" -eq 0 ]
+  [ "$(cg_read memory.limit_in_bytes)" -eq 50331648 ]
+  [ "$(cg_read memory.memsw.limit_in_bytes)" -eq 50331648 ]
+  delete_and_check
+}
+
 @test "cgroups: events --stats prints one stats object with cpu, memory and pids" {
   set_sh 'sleep 1000 & exec sleep 2000'
   start_container

@@ -154,22 +154,33 @@ v1_memory (const struct cgroup *cg, const struct spec_memory *m, ar_error_t *err
 {
   const char *d = cg->memory;
 
+  bool memsw, swap_first = false;
+
   if (need (d, "memory", err) < 0)
+    return -1;
+  memsw = cg_has (d, "memory.memsw.limit_in_bytes");
+  if (m->swap.set && !memsw && m->swap.v != -1 && !(m->limit.set && m->swap.v == m->limit.v))
+    return ar_make_error (err, ENOTSUP,
+                          "config.json: linux.resources.memory.swap: this kernel does not "
+                          "account swap (no memory.memsw.limit_in_bytes)");
+  /* The kernel keeps memory.limit_in_bytes <= memory.memsw.limit_in_bytes at every step, so
+     raising both (an update: `docker update --memory 128m --memory-swap 128m`) must write the
+     swap limit first; runc's order.  */
+  if (m->limit.set && m->swap.set && memsw)
+    {
+      cleanup_free char *path = xasprintf ("%s/memory.limit_in_bytes", d);
+      cleanup_free char *cur = NULL;
+      swap_first = m->swap.v == -1
+                   || (ar_read_file (path, 64, &cur, NULL, NULL) == 0
+                       && strtoull (cur, NULL, 10) < (uint64_t) m->swap.v);
+    }
+  if (swap_first && cg_printf (d, "memory.memsw.limit_in_bytes", err, "%" PRId64, m->swap.v) < 0)
     return -1;
   if (m->limit.set && cg_printf (d, "memory.limit_in_bytes", err, "%" PRId64, m->limit.v) < 0)
     return -1;
-  if (m->swap.set)
-    {
-      if (!cg_has (d, "memory.memsw.limit_in_bytes"))
-        {
-          if (m->swap.v != -1 && !(m->limit.set && m->swap.v == m->limit.v))
-            return ar_make_error (err, ENOTSUP,
-                                  "config.json: linux.resources.memory.swap: this kernel does not "
-                                  "account swap (no memory.memsw.limit_in_bytes)");
-        }
-      else if (cg_printf (d, "memory.memsw.limit_in_bytes", err, "%" PRId64, m->swap.v) < 0)
-        return -1;
-    }
+  if (!swap_first && m->swap.set && memsw
+      && cg_printf (d, "memory.memsw.limit_in_bytes", err, "%" PRId64, m->swap.v) < 0)
+    return -1;
   if (m->reservation.set
       && cg_printf (d, "memory.soft_limit_in_bytes", err, "%" PRId64, m->reservation.v) < 0)
     return -1;
