@@ -40,11 +40,12 @@ teardown() {
 # runtime_bin R: the binary behind Docker's runtime R.
 runtime_bin() { if [ "$1" = agentrt ]; then echo "$AGENTRT"; else command -v runc; fi; }
 
-# dk_run_detached R ARGS…: `docker run -d` with runtime R; ID is the container's full id.
+# dk_run_detached R ARGS…: `docker run -d --runtime R --network none --name NAME ARGS…` (ARGS:
+# options, the image, the command); ID is the container's full id.
 dk_run_detached() {
   local r=$1
   shift
-  run dk run -d --runtime "$r" --network none --name "$NAME" "$IMAGE" "$@"
+  run dk run -d --runtime "$r" --network none --name "$NAME" "$@"
   echo "docker run -d --runtime $r $* (status=$status): $output" >&2
   [ "$status" -eq 0 ]
   ID=$output
@@ -81,7 +82,7 @@ run_rm() {
 # run -d, exec (output and status, and a missing executable), stop (SIGTERM reaches the init:
 # it exits with its trap's status, not the 137 of stop's SIGKILL), rm.
 detached_exec_stop() {
-  dk_run_detached "$1" sh -c 'trap "exit 143" TERM; sleep 1000 & wait'
+  dk_run_detached "$1" "$IMAGE" sh -c 'trap "exit 143" TERM; sleep 1000 & wait'
   run dk exec "$ID" sh -c 'echo from-exec; exit 7'
   echo "docker exec (status=$status): $output" >&2
   [ "$status" -eq 7 ]
@@ -114,7 +115,7 @@ detached_exec_stop() {
 
 # kill -s USR1 reaches the init's trap; kill (SIGKILL) ends it with 137; rm.
 kill_container() {
-  dk_run_detached "$1" sh -c 'trap "echo got-usr1" USR1; echo ready; while :; do sleep 1 & wait; done'
+  dk_run_detached "$1" "$IMAGE" sh -c 'trap "echo got-usr1" USR1; echo ready; while :; do sleep 1 & wait; done'
   dk_wait_logs ready
   run dk kill -s USR1 "$ID"
   [ "$status" -eq 0 ]
@@ -125,6 +126,64 @@ kill_container() {
   run dk wait "$ID"
   [ "$output" = 137 ]
   run dk rm "$ID"
+  [ "$status" -eq 0 ]
+  docker_nothing_left "$ID"
+}
+
+# cg CONTROLLER FILE: a file of the container's cgroup in that v1 hierarchy.
+cg() { cat "/sys/fs/cgroup/$1/$DOCKER_CGROUP_PARENT/$ID/$2"; }
+
+# Docker's limits reach the container's cgroups; `docker update` (the shim's `update
+# --resources -`, JSON on stdin) changes them live; pause and unpause freeze and thaw it.
+limits_update_pause() {
+  dk_run_detached "$1" --memory 64m --memory-swap 64m --cpus 0.5 --cpu-shares 512 --pids-limit 20 \
+    "$IMAGE" sleep 1000
+  [ "$(cg memory memory.limit_in_bytes)" -eq $((64 << 20)) ]
+  [ "$(cg cpu cpu.cfs_quota_us)" -eq 50000 ]
+  [ "$(cg cpu cpu.shares)" -eq 512 ]
+  [ "$(cg pids pids.max)" -eq 20 ]
+  if [ "$1" = agentrt ]; then
+    # agentrt's supervisor shows the workload its limits, not the host's.
+    run dk exec "$ID" sh -c 'head -n 1 /proc/meminfo; nproc'
+    echo "$output" >&2
+    [[ ${lines[0]} =~ ^MemTotal:\ +65536\ kB$ ]]
+    [ "${lines[1]}" = 1 ]
+  fi
+  run dk update --memory 128m --memory-swap 128m --cpus 1.5 --pids-limit 30 "$ID"
+  echo "docker update (status=$status): $output" >&2
+  [ "$status" -eq 0 ]
+  [ "$(cg memory memory.limit_in_bytes)" -eq $((128 << 20)) ]
+  [ "$(cg cpu cpu.cfs_quota_us)" -eq 150000 ]
+  [ "$(cg pids pids.max)" -eq 30 ]
+  run dk pause "$ID"
+  [ "$status" -eq 0 ]
+  [ "$(cg freezer freezer.state)" = FROZEN ]
+  [ "$(dk inspect -f '{{.State.Status}}' "$ID")" = paused ]
+  run dk unpause "$ID"
+  [ "$status" -eq 0 ]
+  [ "$(cg freezer freezer.state)" = THAWED ]
+  run dk exec "$ID" echo thawed
+  [ "$output" = thawed ]
+  run dk rm -f "$ID"
+  [ "$status" -eq 0 ]
+  docker_nothing_left "$ID"
+}
+
+# run -t and exec -t: the workload gets a terminal (the shim's console socket).
+terminal() {
+  run dk run --rm -t --runtime "$1" --network none --name "$NAME" --cidfile "$CIDFILE" "$IMAGE" \
+    sh -c 'tty; [ -t 0 ] && [ -t 1 ] && echo both-ttys'
+  echo "docker run -t (status=$status): $output" >&2
+  [ "$status" -eq 0 ]
+  [[ ${lines[0]} =~ ^/dev/pts/[0-9]+ ]]
+  [[ ${lines[1]} == both-ttys* ]]
+  docker_nothing_left "$(cat "$CIDFILE")"
+  dk_run_detached "$1" "$IMAGE" sleep 1000
+  run dk exec -t "$ID" tty
+  [[ $output =~ ^/dev/pts/[0-9]+ ]]
+  run dk exec "$ID" tty
+  [[ $output == "not a tty"* ]]
+  run dk rm -f "$ID"
   [ "$status" -eq 0 ]
   docker_nothing_left "$ID"
 }
@@ -148,3 +207,7 @@ failing_start() {
 @test "docker: kill -s USR1, kill, rm [runc]" { kill_container runc; }
 @test "docker: a missing executable fails the run with 127 and leaves nothing [agentrt]" { failing_start agentrt; }
 @test "docker: a missing executable fails the run with 127 and leaves nothing [runc]" { failing_start runc; }
+@test "docker: --memory, --cpus, --pids-limit reach the cgroups; update; pause [agentrt]" { limits_update_pause agentrt; }
+@test "docker: --memory, --cpus, --pids-limit reach the cgroups; update; pause [runc]" { limits_update_pause runc; }
+@test "docker: run -t and exec -t get a terminal [agentrt]" { terminal agentrt; }
+@test "docker: run -t and exec -t get a terminal [runc]" { terminal runc; }
