@@ -18,7 +18,7 @@ setup_file() {
   IMAGE=agentrt-busybox:test
   docker_import_busybox "$IMAGE"
   export DOCKER_DIR DOCKER_AGENTRT DOCKER_PID DOCKER_CONTAINERD_PID DOCKER_CGROUP_PARENT DOCKER_RUNTIME_ROOT \
-    DOCKER_BASE_MOUNTS IMAGE
+    DOCKER_BASE_MOUNTS DOCKER_HOST_DIRS_MADE IMAGE
 }
 
 teardown_file() {
@@ -101,6 +101,7 @@ detached_exec_stop() {
   echo "live: $live" >&2
   grep -q "^state dir " <<<"$live"
   grep -q "^process .* containerd-shim" <<<"$live"
+  grep -q "^shim socket " <<<"$live"
   if [ "$1" = agentrt ]; then
     grep -q "^process .* agentrt-sv" <<<"$live"
     grep -q '"syscall":"execve".*still-up' "$DOCKER_RUNTIME_ROOT/$ID/audit.jsonl"

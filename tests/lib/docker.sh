@@ -16,7 +16,8 @@ dk() { DOCKER_CONFIG="$DOCKER_DIR/client" "$DOCKER_CLIENT" -H "unix://$DOCKER_DI
 # docker_start DIR AGENTRT: starts dockerd with its state under DIR (which must not exist yet)
 # and agentrt registered as runtime `agentrt` (runc is built in as `runc`).  Sets DOCKER_DIR,
 # DOCKER_AGENTRT, DOCKER_PID, DOCKER_CONTAINERD_PID, DOCKER_CGROUP_PARENT and
-# DOCKER_RUNTIME_ROOT (the --root the shim gives the runtime: ours and runc's alike).
+# DOCKER_RUNTIME_ROOT (the --root the shim gives the runtime: ours and runc's alike) and
+# DOCKER_HOST_DIRS_MADE.
 docker_start() {
   local dir=$1 agentrt=$2 i
   DOCKER_DIR=$dir
@@ -24,6 +25,13 @@ docker_start() {
   DOCKER_CGROUP_PARENT=agentrt-docker-$$-$RANDOM
   DOCKER_RUNTIME_ROOT=$dir/exec/runtime-runc/moby
   mkdir -p "$dir/data" "$dir/exec" "$dir/client" || return 1
+  # Two paths are fixed in the binaries: dockerd makes /run/docker/plugins (plugin discovery)
+  # and each shim puts its socket in /run/containerd/s.  Those that did not exist before are
+  # removed by docker_stop if they are empty by then (other engines' shims may share the second).
+  DOCKER_HOST_DIRS_MADE=
+  for i in /run/docker/plugins /run/docker /run/containerd/s /run/containerd; do
+    [ -e "$i" ] || DOCKER_HOST_DIRS_MADE+="$i "
+  done
   # Everything the daemon would otherwise read from /etc/docker/daemon.json, and the trust
   # key that it would otherwise create as /etc/docker/key.json.
   printf '{"deprecated-key-path": "%s/key.json"}\n' "$dir" >"$dir/daemon.json"
@@ -115,6 +123,8 @@ docker_stop() {
   find /sys/fs/cgroup -depth -mindepth 2 -maxdepth 4 -type d \
     \( -path "*/$DOCKER_CGROUP_PARENT" -o -path "*/$DOCKER_CGROUP_PARENT/*" \) -exec rmdir {} + 2>/dev/null
   rm -rf --one-file-system "$DOCKER_DIR"
+  for p in ${DOCKER_HOST_DIRS_MADE:-}; do rmdir "$p" 2>/dev/null; done
+  return 0
 }
 
 # __docker_wait_gone PID TENTHS: until PID has exited (or is a zombie), at most TENTHS/10 s.
@@ -150,6 +160,9 @@ docker_leftovers() {
   [ -e "$DOCKER_RUNTIME_ROOT/$id" ] && echo "state dir $DOCKER_RUNTIME_ROOT/$id"
   p=$DOCKER_DIR/exec/containerd/daemon/io.containerd.runtime.v2.task/moby/$id
   [ -e "$p" ] && echo "bundle $p"
+  # The shim's socket: containerd 1.6 names it after its address, namespace and the id.
+  p=/run/containerd/s/$(printf '%s' "$DOCKER_DIR/exec/containerd/containerd.sock/moby/$id" | sha256sum | cut -d ' ' -f 1)
+  [ -e "$p" ] && echo "shim socket $p"
   find /sys/fs/cgroup -mindepth 1 -maxdepth 4 -type d -name "$id" 2>/dev/null | sed 's/^/cgroup /'
   for p in /proc/[0-9]*; do
     proc_alive "${p#/proc/}" || continue
