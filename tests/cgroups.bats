@@ -204,6 +204,17 @@ controller_of() {
   delete_and_check
 }
 
+@test "cgroups: zero cpu shares, quota, period and blkio weight mean unset, as in runc (Docker sends them)" {
+  set_sh 'sleep 100'
+  update_config '.linux.resources.cpu = {"shares": 0, "quota": 0, "period": 0} | .linux.resources.blockIO = {"weight": 0}'
+  start_container
+  # The kernel's defaults are left in place: nothing was written.
+  [ "$(cg_read cpu.shares)" -eq 1024 ]
+  [ "$(cg_read cpu.cfs_quota_us)" -eq -1 ]
+  [ "$(cg_read cpu.cfs_period_us)" -eq 100000 ]
+  delete_and_check
+}
+
 @test "cgroups: cpuset cpus 0 pins the container to CPU 0 and nproc says 1" {
   set_sh 'exec 2>&1; nproc; grep Cpus_allowed_list /proc/self/status; echo end; exec sleep 1000'
   update_config '.linux.resources.cpu.cpus = "0"'
@@ -391,7 +402,7 @@ controller_of() {
   delete_and_check
 }
 
-@test "cgroups: update raises and lowers memory and memory+swap together (containerd's CRI)" {
+@test "cgroups: update raises and lowers memory and memory+swap together (containerd's CRI, docker update)" {
   [ -e /sys/fs/cgroup/memory/memory.memsw.limit_in_bytes ] || skip "no swap accounting (memsw)"
   update_config '.process.args = ["/bin/sleep", "1000"] | .linux.resources.memory.limit = 67108864
     | .linux.resources.memory.swap = 67108864'

@@ -68,7 +68,11 @@ teardown() { teardown_root; }
 @test "agentrt exec of a missing binary fails naming it" {
   agentrt exec "$CID" /no/such/tool
   [ "$status" -eq 1 ]
-  [[ "$output" == *"exec \`/no/such/tool\`: No such file or directory"* ]]
+  # runc's lower-case words: Docker's CLI turns them into exit status 127.
+  [[ "$output" == *"exec \`/no/such/tool\`: no such file or directory"* ]]
+  agentrt exec "$CID" no-such-tool
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"exec \`no-such-tool\`: executable file not found in \$PATH"* ]]
 }
 
 @test "agentrt exec passes no host fd in" {

@@ -192,7 +192,7 @@ pid_alive() { kill -0 "$1" 2>/dev/null; }
   update_config '.process.args = ["/no/such/binary"]'
   agentrt_detached create -b "$BUNDLE" "$CID"
   [ "$status" -eq 1 ]
-  [[ "$output" == *"exec \`/no/such/binary\`"* ]]
+  [[ "$output" == *"exec \`/no/such/binary\`: no such file or directory"* ]]
   [ "$(state_dirs_left)" -eq 0 ]
   ! pgrep -f "agentrt.*$CID"
 }

@@ -14,6 +14,7 @@
    message (crun's send_error_to_sync_socket), and the runtime prints it once.  */
 #include <config.h>
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
@@ -147,7 +148,26 @@ static bool
 is_executable (const char *path)
 {
   struct stat st;
-  return stat (path, &st) == 0 && S_ISREG (st.st_mode) && access (path, X_OK) == 0;
+  if (stat (path, &st) < 0)
+    return false;
+  if (!S_ISREG (st.st_mode))
+    {
+      errno = EACCES;
+      return false;
+    }
+  return access (path, X_OK) == 0;
+}
+
+/* An executable that cannot be run, worded as runc words it (Go's lower-case errno text):
+   engines read these words.  Docker's CLI exits 127 only when the error says "no such file or
+   directory" or "executable file not found", 126 for "permission denied"; otherwise 125.  */
+static int
+exec_error (ar_error_t *err, int e, const char *name)
+{
+  cleanup_free char *text = xstrdup (strerror (e));
+
+  text[0] = (char) tolower ((unsigned char) text[0]);
+  return ar_make_error (err, 0, "exec `%s`: %s", name, text);
 }
 
 int
@@ -160,7 +180,7 @@ process_find_executable (const char *name, char **env, char **out, ar_error_t *e
   if (strchr (name, '/'))
     {
       if (!is_executable (name))
-        return ar_make_error (err, errno ? errno : EACCES, "exec `%s`", name);
+        return exec_error (err, errno ? errno : EACCES, name);
       *out = xstrdup (name);
       return 0;
     }
@@ -177,7 +197,7 @@ process_find_executable (const char *name, char **env, char **out, ar_error_t *e
           return 0;
         }
     }
-  return ar_make_error (err, ENOENT, "exec `%s`: not found in $PATH", name);
+  return ar_make_error (err, 0, "exec `%s`: executable file not found in $PATH", name);
 }
 
 /* In a new user namespace: let the runtime write the maps, then become its root.  */
@@ -484,7 +504,7 @@ init_after_start (const struct process_init_cfg *c, const struct init_states *st
       && prepare_fds (c->extra_fds, &err) == 0)
     {
       execve (exe, s->process.args.v, c->env);
-      ar_make_error (&err, errno, "exec `%s`", exe);
+      exec_error (&err, errno, exe);
     }
   /* `create` has gone by now: the container's own stderr is the only place left.  */
   text = ar_error_text (err);
@@ -847,7 +867,7 @@ static void __attribute__ ((noreturn)) exec_main (const struct process_exec_cfg 
     child_fail (sock, &err);
   (void) prctl (PR_SET_PDEATHSIG, 0);
   execve (exe, c->proc->args.v, c->env);
-  ar_make_error (&err, errno, "exec `%s`", exe);
+  exec_error (&err, errno, exe);
   child_fail (sock, &err);
 }
 

@@ -497,8 +497,28 @@ apply_v1 (const struct cgroup *cg, const struct spec_resources *r, ar_error_t *e
   return 0;
 }
 
+/* runc writes these only when they are not 0: 0 means "the kernel's default".  Docker sends
+   `cpu.shares: 0` and `blockIO.weight: 0` for every container, and the kernel refuses 0.  */
+static void
+zero_is_unset (struct spec_u64 *v)
+{
+  if (v->set && v->v == 0)
+    v->set = false;
+}
+
 int
 cgroup_apply (const struct cgroup *cg, const struct spec_resources *r, ar_error_t *err)
 {
-  return cg->layout == CGROUP_V2 ? apply_v2 (cg, r, err) : apply_v1 (cg, r, err);
+  struct spec_resources rr = *r;
+
+  zero_is_unset (&rr.cpu.shares);
+  zero_is_unset (&rr.cpu.period);
+  zero_is_unset (&rr.cpu.realtime_period);
+  zero_is_unset (&rr.block_io.weight);
+  zero_is_unset (&rr.block_io.leaf_weight);
+  if (rr.cpu.quota.set && rr.cpu.quota.v == 0)
+    rr.cpu.quota.set = false;
+  if (rr.cpu.realtime_runtime.set && rr.cpu.realtime_runtime.v == 0)
+    rr.cpu.realtime_runtime.set = false;
+  return cg->layout == CGROUP_V2 ? apply_v2 (cg, &rr, err) : apply_v1 (cg, &rr, err);
 }
