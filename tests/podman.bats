@@ -57,12 +57,19 @@ logs_have() { pm logs "$NAME" 2>&1 | grep -qx -- "$1"; }
 # after CMD exits (for its exit status).  TMUX_PID is the server's pid.
 tmux_run() {
   printf 'set -g remain-on-exit on\nset -g history-limit 500\n' >"$PD/tmux.conf"
-  tmux -S "$PD/tmux.sock" -f "$PD/tmux.conf" new-session -d -x 100 -y 30 "$1"
+  # The pane runs a shell that writes the command's exit status to a file: tmux 3.3 sometimes
+  # leaves a pane's process unreaped (a zombie, no pane_dead_status) once its pty has closed.
+  printf '%s\n' "$1" >"$PD/tmux.cmd"
+  rm -f "$PD/tmux.status"
+  tmux -S "$PD/tmux.sock" -f "$PD/tmux.conf" new-session -d -x 100 -y 30 \
+    "sh $PD/tmux.cmd; echo \$? >$PD/tmux.status.new; mv $PD/tmux.status.new $PD/tmux.status"
   TMUX_PID=$(tmux -S "$PD/tmux.sock" display -p '#{pid}')
 }
 tmux_screen() { tmux -S "$PD/tmux.sock" capture-pane -p -S -; }
 tmux_shows() { tmux_screen | grep -qF -- "$1"; }
-tmux_dead() { [ "$(tmux -S "$PD/tmux.sock" display -p '#{pane_dead}')" = 1 ]; }
+# The command has exited; tmux_status prints its exit status.
+tmux_dead() { [ -s "$PD/tmux.status" ]; }
+tmux_status() { cat "$PD/tmux.status"; }
 tmux_stop() {
   tmux -S "$PD/tmux.sock" kill-server
   wait_for "the tmux server to exit" eval '! proc_alive "$TMUX_PID"'
@@ -117,7 +124,7 @@ scenario_tty() {
   tmux_shows "stdio-is-a-tty"
   tmux_shows "30 100"
   tmux_shows "got:hello world"
-  [ "$(tmux -S "$PD/tmux.sock" display -p '#{pane_dead_status}')" = 5 ]
+  [ "$(tmux_status)" = 5 ]
   tmux_stop
   assert_nothing_left "$(cat "$PD/cid.$NAME")"
 }
@@ -133,7 +140,7 @@ scenario_exec_tty() {
   tmux_shows "/dev/pts/"
   tmux_shows "stdin-is-a-tty"
   tmux_shows "got:typed in"
-  [ "$(tmux -S "$PD/tmux.sock" display -p '#{pane_dead_status}')" = 6 ]
+  [ "$(tmux_status)" = 6 ]
   tmux_stop
   status_is running
   run -0 pm rm -f -t 0 "$NAME"
