@@ -1,0 +1,306 @@
+#!/usr/bin/env bats
+# containerd 1.6 drives agentrt as it drives runc: `ctr run --runc-binary`, through the
+# io.containerd.runc.v2 shim (options BinaryName and Root), against a private containerd
+# (tests/lib/containerd.sh) and a busybox image built here (no registry).  Every scenario runs
+# against agentrt and against runc, the control; after each, nothing of the container is left.
+load helpers
+source "$BATS_TEST_DIRNAME/lib/containerd.sh"
+
+IMAGE=docker.io/library/busybox:agentrt-test
+
+setup_file() {
+  containerd_start
+  rootfs_busybox "$BATS_FILE_TMPDIR/rootfs"
+  oci_image_from_rootfs "$BATS_FILE_TMPDIR/rootfs" "$BATS_FILE_TMPDIR/busybox.tar" "$IMAGE"
+  ctr_ image import "$BATS_FILE_TMPDIR/busybox.tar" >/dev/null
+  export CTRD_DIR CTRD_SOCK CTRD_PID CTRD_NS
+}
+
+teardown_file() { containerd_stop; }
+
+setup() {
+  CID="ctr${BATS_TEST_NUMBER}-$$-$RANDOM"
+  PIDS=()
+}
+
+# A failed test may leave its container: remove it, then check what is left either way.
+teardown() {
+  ctr_ task kill -a -s SIGKILL "$CID" >/dev/null 2>&1 || true
+  ctr_ task delete -f "$CID" >/dev/null 2>&1 || true
+  ctr_ container delete "$CID" >/dev/null 2>&1 || true
+  [ -z "${RT:-}" ] || nothing_left
+}
+
+# use_runtime agentrt|runc: the binary the shim calls (BinaryName) and its --root (the shim
+# passes ROOT/NAMESPACE), one per runtime.
+use_runtime() {
+  RT=$1
+  case $RT in
+    agentrt) RT_BIN=$AGENTRT ;;
+    runc) RT_BIN=$(command -v runc) ;;
+  esac
+  RT_ROOT=$CTRD_DIR/runtime-$RT
+}
+
+ctr_run() { ctr_ run --fifo-dir "$CTRD_DIR/fifo" --runc-binary "$RT_BIN" --runc-root "$RT_ROOT" "$@"; }
+
+# bats `run` of ctr_ with no stdin; shown only when the test fails.
+run_ctr() {
+  run ctr_ "$@" </dev/null
+  echo "ctr $* (status=$status)" >&2
+  echo "$output" >&2
+}
+
+# run_detached ARGS…: a container started with `ctr run -d`; its init's pid is recorded.
+run_detached() {
+  ctr_run -d --null-io "$IMAGE" "$CID" "$@" </dev/null
+  task_pid >/dev/null
+  PIDS+=("$(task_pid)")
+}
+
+task_field() { ctr_ task ls 2>/dev/null | awk -v id="$CID" -v f="$1" '$1 == id { print $f }'; }
+task_pid() { task_field 2; }
+task_status() { task_field 3; }
+
+# wait_status STATUS: poll `ctr task ls` until the task shows STATUS (5 s).
+wait_status() {
+  local i
+  for ((i = 0; i < 50; i++)); do [ "$(task_status)" = "$1" ] && return 0; sleep 0.1; done
+  echo "task $CID: status $(task_status), not $1" >&2
+  return 1
+}
+
+# wait_file PATH: poll until PATH exists (5 s).
+wait_file() {
+  local i
+  for ((i = 0; i < 50; i++)); do [ -e "$1" ] && return 0; sleep 0.1; done
+  echo "$1 did not appear" >&2
+  return 1
+}
+
+# task_delete_status: `ctr task delete` of the stopped task; echoes the exit status containerd
+# reports (ctr 1.6 prints it as a warning when it is not 0 and exits 0 itself).
+task_delete_status() {
+  local out
+  out=$(ctr_ task delete "$CID" 2>&1) || { echo "ctr task delete: $out" >&2; return 1; }
+  if [[ $out =~ "exit code "([0-9]+) ]]; then echo "${BASH_REMATCH[1]}"; else echo 0; fi
+}
+
+# shim_pid: the shim of this container (containerd-shim-runc-v2 -id CID -address our socket).
+shim_pid() {
+  local p
+  for p in $(containerd_shim_pids); do
+    tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline" | grep -qF -- "-id $CID " && echo "$p"
+  done
+}
+
+# nothing_left: no runtime state, bundle, snapshot, mount, cgroup or process of this container.
+nothing_left() {
+  local bad=() p
+  [ ! -e "$RT_ROOT/$CTRD_NS/$CID" ] || bad+=("runtime state $RT_ROOT/$CTRD_NS/$CID")
+  [ ! -e "$CTRD_DIR/state/io.containerd.runtime.v2.task/$CTRD_NS/$CID" ] || bad+=("bundle")
+  ! ctr_ container ls -q | grep -qx "$CID" || bad+=("container record")
+  ! ctr_ snapshot ls | awk '{ print $1 }' | grep -qx "$CID" || bad+=("snapshot")
+  [ -z "$(containerd_mounts_under "$CTRD_DIR")" ] || bad+=("mounts: $(containerd_mounts_under "$CTRD_DIR" | tr '\n' ' ')")
+  [ -z "$(cgroups_left)" ] || bad+=("cgroups: $(cgroups_left)")
+  [ -z "$(shim_pid)" ] || bad+=("shim $(shim_pid)")
+  for p in "${PIDS[@]}"; do ! proc_alive "$p" || bad+=("process $p"); done
+  for p in /proc/[0-9]*; do
+    tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -qF -- "$RT_ROOT/" && proc_alive "${p#/proc/}" &&
+      bad+=("runtime process ${p#/proc/}: $(tr '\0' ' ' 2>/dev/null <"$p/cmdline")")
+  done
+  [ ${#bad[@]} -eq 0 ] && return 0
+  printf 'left behind: %s\n' "${bad[@]}" >&2
+  return 1
+}
+
+scenario_run_rm() {
+  use_runtime "$1"
+  run_ctr run --fifo-dir "$CTRD_DIR/fifo" --runc-binary "$RT_BIN" --runc-root "$RT_ROOT" --rm \
+    "$IMAGE" "$CID" sh -c 'echo "out of $1"; echo to-stderr >&2; exit 3' sh "$CID"
+  [ "$status" -eq 3 ]
+  [[ $output == *"out of $CID"* ]]
+  [[ $output == *to-stderr* ]]
+  run_ctr run --fifo-dir "$CTRD_DIR/fifo" --runc-binary "$RT_BIN" --runc-root "$RT_ROOT" --rm \
+    "$IMAGE" "$CID" true
+  [ "$status" -eq 0 ]
+  nothing_left
+}
+
+# run -d and exec: the init is the shim's child (the shim is the subreaper that reports exit
+# statuses), the runtime keeps its state in ROOT/NAMESPACE/ID, exec gives output and status,
+# ps lists init and exec'd processes.
+scenario_run_d_exec() {
+  use_runtime "$1"
+  run_detached sleep 1000
+  [ "$(task_status)" = RUNNING ]
+  [ -n "$(shim_pid)" ]
+  [ "$(ps -o ppid= -p "${PIDS[0]}" | tr -d ' ')" = "$(shim_pid)" ]
+  [ -d "$RT_ROOT/$CTRD_NS/$CID" ]
+  run_ctr task exec --fifo-dir "$CTRD_DIR/fifo" --exec-id e1 "$CID" sh -c 'echo "exec in $1"; exit 5' sh "$CID"
+  [ "$status" -eq 5 ]
+  [ "$output" = "exec in $CID" ]
+  # An exec whose child outlives it: its own status still comes back at once.
+  run_ctr task exec --fifo-dir "$CTRD_DIR/fifo" --exec-id e2 "$CID" sh -c 'sleep 1000 >/dev/null 2>&1 & exit 4'
+  [ "$status" -eq 4 ]
+  run_ctr task exec --fifo-dir "$CTRD_DIR/fifo" --exec-id e3 -d "$CID" sleep 2000
+  [ "$status" -eq 0 ]
+  run_ctr task ps "$CID"
+  [ "$status" -eq 0 ]
+  local listed
+  listed=$(awk 'NR > 1 { print $1 }' <<<"$output" | sort -n | tr '\n' ' ')
+  PIDS+=($listed)
+  # init, the orphaned sleep of e2 and the sleep of e3
+  [ "$(wc -w <<<"$listed")" -eq 3 ]
+  [[ " $listed" == *" ${PIDS[0]} "* ]]
+  grep -q 'ExecID:e3' <<<"$output"
+  run_ctr task kill -s SIGKILL "$CID"
+  [ "$status" -eq 0 ]
+  wait_status STOPPED
+  [ "$(task_delete_status)" -eq 137 ]
+  run_ctr container delete "$CID"
+  [ "$status" -eq 0 ]
+  nothing_left
+}
+
+# kill: SIGTERM (the default) reaches the init's handler, SIGKILL kills it; exit statuses as
+# ctr run reports them.
+scenario_kill() {
+  use_runtime "$1"
+  local out=$BATS_TEST_TMPDIR/run.out rc=0 run_pid i
+  ctr_run --rm "$IMAGE" "$CID" sh -c 'trap "echo got-term; exit 7" TERM; touch /tmp/ready; while :; do sleep 0.1; done' \
+    </dev/null >"$out" 2>&1 3>&- &
+  run_pid=$!
+  for ((i = 0; i < 50; i++)); do [ "$(task_status)" = RUNNING ] && break; sleep 0.1; done
+  PIDS+=("$(task_pid)")
+  wait_file "/proc/${PIDS[0]}/root/tmp/ready"
+  run_ctr task kill "$CID"
+  [ "$status" -eq 0 ]
+  wait "$run_pid" || rc=$?
+  cat "$out" >&2
+  [ "$rc" -eq 7 ]
+  grep -qx got-term "$out"
+
+  ctr_run --rm "$IMAGE" "$CID" sleep 1000 </dev/null >"$out" 2>&1 3>&- &
+  run_pid=$! rc=0
+  wait_status RUNNING
+  PIDS+=("$(task_pid)")
+  run_ctr task kill -s SIGKILL "$CID"
+  [ "$status" -eq 0 ]
+  wait "$run_pid" || rc=$?
+  [ "$rc" -eq 137 ]
+  nothing_left
+}
+
+# kill --all: every process of the container gets the signal.  The init (sleep, no handler)
+# ignores SIGTERM as a pid namespace's init does; an exec'd sleep dies of it, so only --all can
+# have reached it.
+scenario_kill_all() {
+  use_runtime "$1"
+  run_detached sleep 1000
+  run_ctr task exec --fifo-dir "$CTRD_DIR/fifo" --exec-id e1 -d "$CID" sleep 2000
+  [ "$status" -eq 0 ]
+  local e i
+  e=$(ctr_ task ps "$CID" | awk -v init="${PIDS[0]}" 'NR > 1 && $1 != init { print $1 }')
+  [ -n "$e" ]
+  PIDS+=("$e")
+  run_ctr task kill -s SIGTERM "$CID"
+  [ "$status" -eq 0 ]
+  proc_alive "$e"
+  run_ctr task kill --all -s SIGTERM "$CID"
+  [ "$status" -eq 0 ]
+  for ((i = 0; i < 50; i++)); do proc_alive "$e" || break; sleep 0.1; done
+  ! proc_alive "$e"
+  [ "$(task_status)" = RUNNING ]
+  proc_alive "${PIDS[0]}"
+  run_ctr task kill --all -s SIGKILL "$CID"
+  [ "$status" -eq 0 ]
+  wait_status STOPPED
+  [ "$(task_delete_status)" -eq 137 ]
+  run_ctr container delete "$CID"
+  nothing_left
+}
+
+# pause/resume: the status follows, and a paused task really stops running (a counter it
+# writes stays still, then moves again after resume).
+scenario_pause_resume() {
+  use_runtime "$1"
+  run_detached sh -c 'i=0; while :; do i=$((i + 1)); echo $i >/tmp/n.new; mv /tmp/n.new /tmp/n; usleep 20000; done'
+  local n="/proc/${PIDS[0]}/root/tmp/n" v1 v2 i
+  wait_file "$n"
+  run_ctr task pause "$CID"
+  [ "$status" -eq 0 ]
+  [ "$(task_status)" = PAUSED ]
+  v1=$(cat "$n")
+  sleep 0.5 # the counter moves every 20 ms when it runs
+  v2=$(cat "$n")
+  [ "$v1" = "$v2" ]
+  run_ctr task resume "$CID"
+  [ "$status" -eq 0 ]
+  [ "$(task_status)" = RUNNING ]
+  for ((i = 0; i < 50; i++)); do [ "$(cat "$n")" != "$v1" ] && break; sleep 0.1; done
+  [ "$(cat "$n")" -gt "$v1" ]
+  run_ctr task kill -s SIGKILL "$CID"
+  wait_status STOPPED
+  [ "$(task_delete_status)" -eq 137 ]
+  run_ctr container delete "$CID"
+  nothing_left
+}
+
+# metrics: the shim reads the container's cgroups (found through the init's pid): the memory
+# limit given to ctr run, the memory in use, the pids.
+scenario_metrics() {
+  use_runtime "$1"
+  ctr_run -d --null-io --memory-limit 67108864 "$IMAGE" "$CID" sh -c 'sleep 1000 & wait' </dev/null
+  PIDS+=("$(task_pid)")
+  local i
+  for ((i = 0; i < 50; i++)); do [ "$(ctr_ task ps "$CID" | awk 'NR > 1' | wc -l)" -eq 2 ] && break; sleep 0.1; done
+  run_ctr task metrics --format json "$CID"
+  [ "$status" -eq 0 ]
+  [ "$(jq .memory.usage.limit <<<"$output")" -eq 67108864 ]
+  [ "$(jq .memory.usage.usage <<<"$output")" -gt 0 ]
+  [ "$(jq .pids.current <<<"$output")" -eq 2 ]
+  run_ctr task metrics "$CID"
+  [ "$status" -eq 0 ]
+  grep -Eq '^pids.current +2 ' <<<"$output"
+  run_ctr task kill -s SIGKILL "$CID"
+  wait_status STOPPED
+  run_ctr task delete "$CID"
+  run_ctr container delete "$CID"
+  nothing_left
+}
+
+# delete: a running task is not deleted without --force (and keeps running); --force kills and
+# deletes it; then the container record and its snapshot go.
+scenario_delete() {
+  use_runtime "$1"
+  run_detached sleep 1000
+  run_ctr task delete "$CID"
+  [ "$status" -ne 0 ]
+  [ "$(task_status)" = RUNNING ]
+  proc_alive "${PIDS[0]}"
+  [ -d "$RT_ROOT/$CTRD_NS/$CID" ]
+  run_ctr task delete --force "$CID"
+  [ "$status" -eq 0 ]
+  [ -z "$(task_status)" ]
+  ! proc_alive "${PIDS[0]}"
+  [ ! -e "$RT_ROOT/$CTRD_NS/$CID" ]
+  run_ctr container delete "$CID"
+  [ "$status" -eq 0 ]
+  nothing_left
+}
+
+@test "containerd: ctr run --rm (agentrt): output and exit status" { scenario_run_rm agentrt; }
+@test "containerd: ctr run --rm (runc): output and exit status" { scenario_run_rm runc; }
+@test "containerd: ctr run -d, task exec, task ps (agentrt)" { scenario_run_d_exec agentrt; }
+@test "containerd: ctr run -d, task exec, task ps (runc)" { scenario_run_d_exec runc; }
+@test "containerd: ctr task kill SIGTERM, SIGKILL (agentrt)" { scenario_kill agentrt; }
+@test "containerd: ctr task kill SIGTERM, SIGKILL (runc)" { scenario_kill runc; }
+@test "containerd: ctr task kill --all (agentrt)" { scenario_kill_all agentrt; }
+@test "containerd: ctr task kill --all (runc)" { scenario_kill_all runc; }
+@test "containerd: ctr task pause, resume (agentrt)" { scenario_pause_resume agentrt; }
+@test "containerd: ctr task pause, resume (runc)" { scenario_pause_resume runc; }
+@test "containerd: ctr task metrics (agentrt)" { scenario_metrics agentrt; }
+@test "containerd: ctr task metrics (runc)" { scenario_metrics runc; }
+@test "containerd: ctr task delete, container delete (agentrt)" { scenario_delete agentrt; }
+@test "containerd: ctr task delete, container delete (runc)" { scenario_delete runc; }
