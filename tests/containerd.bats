@@ -86,6 +86,9 @@ task_delete_status() {
   if [[ $out =~ "exit code "([0-9]+) ]]; then echo "${BASH_REMATCH[1]}"; else echo 0; fi
 }
 
+# proc_gone PID: not alive.  A function, because bats does not fail a test on `! cmd`.
+proc_gone() { ! proc_alive "$1"; }
+
 # shim_pid: the shim of this container (containerd-shim-runc-v2 -id CID -address our socket).
 shim_pid() {
   local p
@@ -105,9 +108,9 @@ nothing_left() {
   [ -z "$(cgroups_left)" ] || bad+=("cgroups: $(cgroups_left)")
   [ -z "$(shim_pid)" ] || bad+=("shim $(shim_pid)")
   for p in "${PIDS[@]}"; do ! proc_alive "$p" || bad+=("process $p"); done
-  for p in /proc/[0-9]*; do
-    tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -qF -- "$RT_ROOT/" && proc_alive "${p#/proc/}" &&
-      bad+=("runtime process ${p#/proc/}: $(tr '\0' ' ' 2>/dev/null <"$p/cmdline")")
+  for p in $(grep -lsF -- "$RT_ROOT/" /proc/[0-9]*/cmdline); do
+    p=${p#/proc/} p=${p%/cmdline}
+    proc_alive "$p" && bad+=("runtime process $p: $(tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline")")
   done
   [ ${#bad[@]} -eq 0 ] && return 0
   printf 'left behind: %s\n' "${bad[@]}" >&2
@@ -137,6 +140,9 @@ scenario_run_d_exec() {
   [ -n "$(shim_pid)" ]
   [ "$(ps -o ppid= -p "${PIDS[0]}" | tr -d ' ')" = "$(shim_pid)" ]
   [ -d "$RT_ROOT/$CTRD_NS/$CID" ]
+  # The root filesystem is the overlayfs snapshot, mounted by the shim in containerd's namespace.
+  [ "$(awk -v m="$CTRD_DIR/state/io.containerd.runtime.v2.task/$CTRD_NS/$CID/rootfs" \
+    '$5 == m { for (i = 7; $i != "-"; i++); print $(i + 1) }' "/proc/$CTRD_PID/mountinfo")" = overlay ]
   run_ctr task exec --fifo-dir "$CTRD_DIR/fifo" --exec-id e1 "$CID" sh -c 'echo "exec in $1"; exit 5' sh "$CID"
   [ "$status" -eq 5 ]
   [ "$output" = "exec in $CID" ]
@@ -210,7 +216,7 @@ scenario_kill_all() {
   run_ctr task kill --all -s SIGTERM "$CID"
   [ "$status" -eq 0 ]
   for ((i = 0; i < 50; i++)); do proc_alive "$e" || break; sleep 0.1; done
-  ! proc_alive "$e"
+  proc_gone "$e"
   [ "$(task_status)" = RUNNING ]
   proc_alive "${PIDS[0]}"
   run_ctr task kill --all -s SIGKILL "$CID"
@@ -283,17 +289,56 @@ scenario_delete() {
   run_ctr task delete --force "$CID"
   [ "$status" -eq 0 ]
   [ -z "$(task_status)" ]
-  ! proc_alive "${PIDS[0]}"
+  proc_gone "${PIDS[0]}"
   [ ! -e "$RT_ROOT/$CTRD_NS/$CID" ]
   run_ctr container delete "$CID"
   [ "$status" -eq 0 ]
   nothing_left
 }
 
+# A terminal: ctr -t needs one on its own stdin, so it runs under script(1).  The shim hands the
+# runtime a --console-socket for the init (create) and for the exec'd process (exec).
+scenario_tty() {
+  use_runtime "$1"
+  local ctr_cmd="ctr --address $CTRD_SOCK --namespace $CTRD_NS"
+  run script -qec "$ctr_cmd run -t --rm --fifo-dir $CTRD_DIR/fifo --runc-binary $RT_BIN \
+    --runc-root $RT_ROOT $IMAGE $CID sh -c 'tty; exit 2'" /dev/null </dev/null
+  echo "$output" >&2
+  [ "$status" -eq 2 ]
+  [[ $output == *"/dev/pts/0"* ]]
+  run_detached sleep 1000
+  run script -qec "$ctr_cmd task exec -t --fifo-dir $CTRD_DIR/fifo --exec-id t1 $CID \
+    sh -c 'tty; exit 6'" /dev/null </dev/null
+  echo "$output" >&2
+  [ "$status" -eq 6 ]
+  [[ $output == *"/dev/pts/"* ]]
+  run_ctr task kill -s SIGKILL "$CID"
+  wait_status STOPPED
+  [ "$(task_delete_status)" -eq 137 ]
+  run_ctr container delete "$CID"
+  nothing_left
+}
+
+# A workload that cannot start: ctr fails with the runtime's error (the shim reads it from the
+# last line of the runtime's --log), and nothing is left.
+scenario_bad_exec() {
+  use_runtime "$1"
+  run_ctr run --fifo-dir "$CTRD_DIR/fifo" --runc-binary "$RT_BIN" --runc-root "$RT_ROOT" --rm \
+    "$IMAGE" "$CID" /no/such/binary
+  [ "$status" -ne 0 ]
+  [[ $output == *"OCI runtime"*"/no/such/binary"* ]]
+  ctr_ container delete "$CID" >/dev/null 2>&1 || true
+  nothing_left
+}
+
 @test "containerd: ctr run --rm (agentrt): output and exit status" { scenario_run_rm agentrt; }
 @test "containerd: ctr run --rm (runc): output and exit status" { scenario_run_rm runc; }
+@test "containerd: ctr run of a missing binary (agentrt): the runtime's error, nothing left" { scenario_bad_exec agentrt; }
+@test "containerd: ctr run of a missing binary (runc): the runtime's error, nothing left" { scenario_bad_exec runc; }
 @test "containerd: ctr run -d, task exec, task ps (agentrt)" { scenario_run_d_exec agentrt; }
 @test "containerd: ctr run -d, task exec, task ps (runc)" { scenario_run_d_exec runc; }
+@test "containerd: ctr run -t, task exec -t (agentrt)" { scenario_tty agentrt; }
+@test "containerd: ctr run -t, task exec -t (runc)" { scenario_tty runc; }
 @test "containerd: ctr task kill SIGTERM, SIGKILL (agentrt)" { scenario_kill agentrt; }
 @test "containerd: ctr task kill SIGTERM, SIGKILL (runc)" { scenario_kill runc; }
 @test "containerd: ctr task kill --all (agentrt)" { scenario_kill_all agentrt; }

@@ -8,5 +8,6 @@ apt-get install -y -qq --no-install-recommends \
   autoconf automake libtool make gcc libc6-dev pkg-config git ca-certificates \
   libyajl-dev libseccomp-dev libcap-dev \
   bats jq python3 busybox-static clang-format procps util-linux bsdutils \
-  debootstrap qemu-system-x86 cpio xz-utils >/dev/null
+  debootstrap qemu-system-x86 cpio xz-utils \
+  containerd runc >/dev/null
 echo "install-deps: build and test dependencies are installed"

@@ -9,10 +9,12 @@
 #   --cri             keep the CRI plugin (io.containerd.grpc.v1.cri); disabled by default.
 #   --ns NAME         the containerd namespace ctr_ uses (default: ctrtest-PID, unique per run,
 #                     so the cgroup parent /sys/fs/cgroup/*/NAME that ctr's default
-#                     cgroupsPath (/NS/ID) makes is ours to remove in containerd_stop).
+#                     cgroupsPath (/NS/ID) makes is ours to remove in containerd_stop; a
+#                     parent that existed before containerd_start is never touched).
 #   --config-extra T  TOML appended to the generated config.toml (e.g. the CRI plugin's
 #                     runtimes); may be given more than once.  Every path in it should be under
 #                     $CTRD_DIR, which is set before the config is written.
+# The default snapshotter (overlayfs) is used, for ctr as for CRI.
 # Sets CTRD_DIR (the private tree: root/, state/, containerd.sock, config.toml, containerd.log,
 # fifo/ for ctr's --fifo-dir), CTRD_SOCK, CTRD_PID, CTRD_NS.  containerd runs in its own mount
 # namespace whose /run is a private tmpfs: containerd 1.6 hard-codes each shim's ttrpc socket as
@@ -40,6 +42,11 @@ containerd_start() {
     esac
     shift
   done
+  # The namespace's cgroup parents are ours to clean only if we made them.
+  CTRD_CG_OWNED=1
+  if compgen -G "/sys/fs/cgroup/*/$CTRD_NS" >/dev/null || [ -d "/sys/fs/cgroup/$CTRD_NS" ]; then
+    CTRD_CG_OWNED=0
+  fi
   command -v containerd >/dev/null || { echo "containerd not found: install containerd" >&2; return 1; }
   CTRD_DIR=$(mktemp -d "${BATS_RUN_TMPDIR:-/tmp}/containerd.XXXXXX")
   chmod 0711 "$CTRD_DIR"
@@ -79,10 +86,6 @@ oom_score = 0
   [plugins."io.containerd.gc.v1.scheduler"]
     pause_threshold = 0.02
 EOF
-    # The default snapshotter is overlayfs; CRI reads its own setting.
-    if [ "$cri" -eq 1 ]; then
-      printf '  [plugins."io.containerd.grpc.v1.cri".containerd]\n    snapshotter = "overlayfs"\n'
-    fi
     local e
     for e in "${extra[@]}"; do printf '%s\n' "$e"; done
   } >"$CTRD_DIR/config.toml"
@@ -117,7 +120,8 @@ EOF
 containerd_shim_pids() {
   local p
   [ -n "${CTRD_SOCK:-}" ] || return 0
-  for p in /proc/[0-9]*; do
+  for p in $(grep -lsF -- "$CTRD_SOCK" /proc/[0-9]*/cmdline); do
+    p=${p%/cmdline}
     case $(cat "$p/comm" 2>/dev/null) in containerd-shim*) ;; *) continue ;; esac
     tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -qF -- " $CTRD_SOCK " && echo "${p#/proc/}"
   done
@@ -144,7 +148,7 @@ containerd_clean_ns() {
 
 # containerd_ns_cgroups: the cgroup directories under CTRD_NS's parents, deepest first.
 containerd_ns_cgroups() {
-  [ -n "${CTRD_NS:-}" ] || return 0
+  [ -n "${CTRD_NS:-}" ] && [ "${CTRD_CG_OWNED:-0}" -eq 1 ] || return 0
   find /sys/fs/cgroup/*/"$CTRD_NS" /sys/fs/cgroup/"$CTRD_NS" -depth -type d 2>/dev/null
 }
 
