@@ -266,6 +266,20 @@ controller_of() {
   gone "$INIT"
 }
 
+# containerd's shim kills a paused task with a plain `kill ID 9`: on cgroup v1 a frozen task
+# dies only once thawed, so runc thaws after SIGKILL; without it the task stays paused forever.
+@test "cgroups: kill KILL of a paused container thaws it, so it dies (as runc)" {
+  set_sh 'exec sleep 1000'
+  start_container
+  agentrt pause "$CID"
+  [ "$status" -eq 0 ]
+  agentrt kill "$CID" KILL
+  [ "$status" -eq 0 ]
+  wait_status stopped
+  gone "$INIT"
+  delete_and_check
+}
+
 @test "cgroups: ps lists the container's processes, as a table and as JSON" {
   set_sh 'sleep 1000 & exec sleep 2000'
   start_container
