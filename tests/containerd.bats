@@ -149,6 +149,11 @@ scenario_run_d_exec() {
   # An exec whose child outlives it: its own status still comes back at once.
   run_ctr task exec --fifo-dir "$CTRD_DIR/fifo" --exec-id e2 "$CID" sh -c 'sleep 1000 >/dev/null 2>&1 & exit 4'
   [ "$status" -eq 4 ]
+  # An exec that cannot start: the runtime's error, and the task goes on.
+  run_ctr task exec --fifo-dir "$CTRD_DIR/fifo" --exec-id bad "$CID" /no/such/binary
+  [ "$status" -ne 0 ]
+  [[ $output == *"OCI runtime exec failed"*"/no/such/binary"* ]]
+  [ "$(task_status)" = RUNNING ]
   run_ctr task exec --fifo-dir "$CTRD_DIR/fifo" --exec-id e3 -d "$CID" sleep 2000
   [ "$status" -eq 0 ]
   run_ctr task ps "$CID"
@@ -228,7 +233,7 @@ scenario_kill_all() {
 }
 
 # pause/resume: the status follows, and a paused task really stops running (a counter it
-# writes stays still, then moves again after resume).
+# writes stays still, then moves again after resume); a paused task can be killed.
 scenario_pause_resume() {
   use_runtime "$1"
   run_detached sh -c 'i=0; while :; do i=$((i + 1)); echo $i >/tmp/n.new; mv /tmp/n.new /tmp/n; usleep 20000; done'
@@ -246,7 +251,11 @@ scenario_pause_resume() {
   [ "$(task_status)" = RUNNING ]
   for ((i = 0; i < 50; i++)); do [ "$(cat "$n")" != "$v1" ] && break; sleep 0.1; done
   [ "$(cat "$n")" -gt "$v1" ]
+  # A paused task killed with SIGKILL dies (on cgroup v1 the runtime must thaw it).
+  run_ctr task pause "$CID"
+  [ "$status" -eq 0 ]
   run_ctr task kill -s SIGKILL "$CID"
+  [ "$status" -eq 0 ]
   wait_status STOPPED
   [ "$(task_delete_status)" -eq 137 ]
   run_ctr container delete "$CID"
