@@ -42,7 +42,9 @@ use_runtime() {
   RT_ROOT=$CTRD_DIR/runtime-$RT
 }
 
+# ctr run with this runtime; run_exec: bats `run` of ctr task exec.
 ctr_run() { ctr_ run --fifo-dir "$CTRD_DIR/fifo" --runc-binary "$RT_BIN" --runc-root "$RT_ROOT" "$@"; }
+run_exec() { run_ctr task exec --fifo-dir "$CTRD_DIR/fifo" "$@"; }
 
 # bats `run` of ctr_ with no stdin; shown only when the test fails.
 run_ctr() {
@@ -104,7 +106,8 @@ nothing_left() {
   [ ! -e "$CTRD_DIR/state/io.containerd.runtime.v2.task/$CTRD_NS/$CID" ] || bad+=("bundle")
   ! ctr_ container ls -q | grep -qx "$CID" || bad+=("container record")
   ! ctr_ snapshot ls | awk '{ print $1 }' | grep -qx "$CID" || bad+=("snapshot")
-  [ -z "$(containerd_mounts_under "$CTRD_DIR")" ] || bad+=("mounts: $(containerd_mounts_under "$CTRD_DIR" | tr '\n' ' ')")
+  p=$(containerd_mounts_under "$CTRD_DIR")
+  [ -z "$p" ] || bad+=("mounts: $(tr '\n' ' ' <<<"$p")")
   [ -z "$(cgroups_left)" ] || bad+=("cgroups: $(cgroups_left)")
   [ -z "$(shim_pid)" ] || bad+=("shim $(shim_pid)")
   for p in "${PIDS[@]}"; do ! proc_alive "$p" || bad+=("process $p"); done
@@ -141,29 +144,30 @@ scenario_run_d_exec() {
   [ "$(ps -o ppid= -p "${PIDS[0]}" | tr -d ' ')" = "$(shim_pid)" ]
   [ -d "$RT_ROOT/$CTRD_NS/$CID" ]
   # The root filesystem is the overlayfs snapshot, mounted by the shim in containerd's namespace.
-  [ "$(awk -v m="$CTRD_DIR/state/io.containerd.runtime.v2.task/$CTRD_NS/$CID/rootfs" \
-    '$5 == m { for (i = 7; $i != "-"; i++); print $(i + 1) }' "/proc/$CTRD_PID/mountinfo")" = overlay ]
-  run_ctr task exec --fifo-dir "$CTRD_DIR/fifo" --exec-id e1 "$CID" sh -c 'echo "exec in $1"; exit 5' sh "$CID"
+  local rootfs=$CTRD_DIR/state/io.containerd.runtime.v2.task/$CTRD_NS/$CID/rootfs
+  [ "$(awk -v m="$rootfs" '$5 == m { for (i = 7; $i != "-"; i++); print $(i + 1) }' \
+    "/proc/$CTRD_PID/mountinfo")" = overlay ]
+  run_exec --exec-id e1 "$CID" sh -c 'echo "exec in $1"; exit 5' sh "$CID"
   [ "$status" -eq 5 ]
   [ "$output" = "exec in $CID" ]
   # An exec whose child outlives it: its own status still comes back at once.
-  run_ctr task exec --fifo-dir "$CTRD_DIR/fifo" --exec-id e2 "$CID" sh -c 'sleep 1000 >/dev/null 2>&1 & exit 4'
+  run_exec --exec-id e2 "$CID" sh -c 'sleep 1000 >/dev/null 2>&1 & exit 4'
   [ "$status" -eq 4 ]
   # An exec that cannot start: the runtime's error, and the task goes on.
-  run_ctr task exec --fifo-dir "$CTRD_DIR/fifo" --exec-id bad "$CID" /no/such/binary
+  run_exec --exec-id bad "$CID" /no/such/binary
   [ "$status" -ne 0 ]
   [[ $output == *"OCI runtime exec failed"*"/no/such/binary"* ]]
   [ "$(task_status)" = RUNNING ]
-  run_ctr task exec --fifo-dir "$CTRD_DIR/fifo" --exec-id e3 -d "$CID" sleep 2000
+  run_exec --exec-id e3 -d "$CID" sleep 2000
   [ "$status" -eq 0 ]
   run_ctr task ps "$CID"
   [ "$status" -eq 0 ]
   local listed
-  listed=$(awk 'NR > 1 { print $1 }' <<<"$output" | sort -n | tr '\n' ' ')
-  PIDS+=($listed)
+  read -ra listed <<<"$(awk 'NR > 1 { print $1 }' <<<"$output" | tr '\n' ' ')"
+  PIDS+=("${listed[@]}")
   # init, the orphaned sleep of e2 and the sleep of e3
-  [ "$(wc -w <<<"$listed")" -eq 3 ]
-  [[ " $listed" == *" ${PIDS[0]} "* ]]
+  [ "${#listed[@]}" -eq 3 ]
+  [[ " ${listed[*]} " == *" ${PIDS[0]} "* ]]
   grep -q 'ExecID:e3' <<<"$output"
   run_ctr task kill -s SIGKILL "$CID"
   [ "$status" -eq 0 ]
@@ -179,7 +183,8 @@ scenario_run_d_exec() {
 scenario_kill() {
   use_runtime "$1"
   local out=$BATS_TEST_TMPDIR/run.out rc=0 run_pid i
-  ctr_run --rm "$IMAGE" "$CID" sh -c 'trap "echo got-term; exit 7" TERM; touch /tmp/ready; while :; do sleep 0.1; done' \
+  ctr_run --rm "$IMAGE" "$CID" \
+    sh -c 'trap "echo got-term; exit 7" TERM; touch /tmp/ready; while :; do sleep 0.1; done' \
     </dev/null >"$out" 2>&1 3>&- &
   run_pid=$!
   for ((i = 0; i < 50; i++)); do [ "$(task_status)" = RUNNING ] && break; sleep 0.1; done
@@ -209,7 +214,7 @@ scenario_kill() {
 scenario_kill_all() {
   use_runtime "$1"
   run_detached sleep 1000
-  run_ctr task exec --fifo-dir "$CTRD_DIR/fifo" --exec-id e1 -d "$CID" sleep 2000
+  run_exec --exec-id e1 -d "$CID" sleep 2000
   [ "$status" -eq 0 ]
   local e i
   e=$(ctr_ task ps "$CID" | awk -v init="${PIDS[0]}" 'NR > 1 && $1 != init { print $1 }')
@@ -236,7 +241,8 @@ scenario_kill_all() {
 # writes stays still, then moves again after resume); a paused task can be killed.
 scenario_pause_resume() {
   use_runtime "$1"
-  run_detached sh -c 'i=0; while :; do i=$((i + 1)); echo $i >/tmp/n.new; mv /tmp/n.new /tmp/n; usleep 20000; done'
+  run_detached sh -c 'i=0
+    while :; do i=$((i + 1)); echo $i >/tmp/n.new; mv /tmp/n.new /tmp/n; usleep 20000; done'
   local n="/proc/${PIDS[0]}/root/tmp/n" v1 v2 i
   wait_file "$n"
   run_ctr task pause "$CID"
@@ -269,7 +275,10 @@ scenario_metrics() {
   ctr_run -d --null-io --memory-limit 67108864 "$IMAGE" "$CID" sh -c 'sleep 1000 & wait' </dev/null
   PIDS+=("$(task_pid)")
   local i
-  for ((i = 0; i < 50; i++)); do [ "$(ctr_ task ps "$CID" | awk 'NR > 1' | wc -l)" -eq 2 ] && break; sleep 0.1; done
+  for ((i = 0; i < 50; i++)); do
+    [ "$(ctr_ task ps "$CID" | awk 'NR > 1' | wc -l)" -eq 2 ] && break
+    sleep 0.1
+  done
   run_ctr task metrics --format json "$CID"
   [ "$status" -eq 0 ]
   [ "$(jq .memory.usage.limit <<<"$output")" -eq 67108864 ]
@@ -342,8 +351,8 @@ scenario_bad_exec() {
 
 @test "containerd: ctr run --rm (agentrt): output and exit status" { scenario_run_rm agentrt; }
 @test "containerd: ctr run --rm (runc): output and exit status" { scenario_run_rm runc; }
-@test "containerd: ctr run of a missing binary (agentrt): the runtime's error, nothing left" { scenario_bad_exec agentrt; }
-@test "containerd: ctr run of a missing binary (runc): the runtime's error, nothing left" { scenario_bad_exec runc; }
+@test "containerd: ctr run of a missing binary (agentrt): the runtime's error" { scenario_bad_exec agentrt; }
+@test "containerd: ctr run of a missing binary (runc): the runtime's error" { scenario_bad_exec runc; }
 @test "containerd: ctr run -d, task exec, task ps (agentrt)" { scenario_run_d_exec agentrt; }
 @test "containerd: ctr run -d, task exec, task ps (runc)" { scenario_run_d_exec runc; }
 @test "containerd: ctr run -t, task exec -t (agentrt)" { scenario_tty agentrt; }

@@ -47,7 +47,10 @@ containerd_start() {
   if compgen -G "/sys/fs/cgroup/*/$CTRD_NS" >/dev/null || [ -d "/sys/fs/cgroup/$CTRD_NS" ]; then
     CTRD_CG_OWNED=0
   fi
-  command -v containerd >/dev/null || { echo "containerd not found: install containerd" >&2; return 1; }
+  if ! command -v containerd >/dev/null; then
+    echo "containerd not found: install containerd" >&2
+    return 1
+  fi
   CTRD_DIR=$(mktemp -d "${BATS_RUN_TMPDIR:-/tmp}/containerd.XXXXXX")
   chmod 0711 "$CTRD_DIR"
   CTRD_SOCK=$CTRD_DIR/containerd.sock
@@ -94,11 +97,11 @@ EOF
   # Its own mount namespace with a private /run: containerd 1.6 hard-codes the shims' sockets in
   # /run/containerd/s, and the host's /run must not change.  The container rootfs mounts live in
   # that namespace too (containerd_mounts_under reads it), and vanish with it.  setsid: no
-  # terminal signals; stdio to its log, not to a pipe bats waits on.  Every step execs, so $! is
-  # containerd.
+  # terminal signals; stdio to its log and no bats fd 3, so bats never waits on it.  Every step
+  # execs, so $! is containerd.
   setsid unshare --mount --propagation private sh -c \
     'mount -t tmpfs -o mode=0755 agentrt-ctrd-run /run && exec containerd --config "$1"' \
-    sh "$CTRD_DIR/config.toml" </dev/null >"$CTRD_DIR/containerd.log" 2>&1 &
+    sh "$CTRD_DIR/config.toml" </dev/null >"$CTRD_DIR/containerd.log" 2>&1 3>&- &
   CTRD_PID=$!
   local i
   for ((i = 0; i < CTRD_READY_TIMEOUT * 10; i++)); do
@@ -142,8 +145,12 @@ containerd_clean_ns() {
     ctr_ task kill -a -s SIGKILL "$id" >/dev/null 2>&1 || true
     ctr_ task delete -f "$id" >/dev/null 2>&1 || true
   done
-  for id in $(ctr_ container ls -q 2>/dev/null); do ctr_ container delete "$id" >/dev/null 2>&1 || true; done
-  for id in $(ctr_ image ls -q 2>/dev/null); do ctr_ image rm --sync "$id" >/dev/null 2>&1 || true; done
+  for id in $(ctr_ container ls -q 2>/dev/null); do
+    ctr_ container delete "$id" >/dev/null 2>&1 || true
+  done
+  for id in $(ctr_ image ls -q 2>/dev/null); do
+    ctr_ image rm --sync "$id" >/dev/null 2>&1 || true
+  done
 }
 
 # containerd_ns_cgroups: the cgroup directories under CTRD_NS's parents, deepest first.
@@ -154,7 +161,7 @@ containerd_ns_cgroups() {
 
 containerd_stop() {
   [ -n "${CTRD_DIR:-}" ] || return 0
-  local i p shims= cg
+  local i p shims='' cg
   if [ -n "${CTRD_PID:-}" ] && kill -0 "$CTRD_PID" 2>/dev/null; then
     containerd_clean_ns
     shims=$(containerd_shim_pids)
@@ -178,7 +185,7 @@ containerd_stop() {
   done
   # The mount namespace, and every mount in it, went with its last process.
   rm -rf "$CTRD_DIR"
-  CTRD_DIR= CTRD_PID=
+  CTRD_DIR='' CTRD_PID=
   return 0
 }
 
@@ -190,13 +197,14 @@ containerd_stop() {
 oci_image_from_rootfs() {
   local rootfs=$1 out=$2 ref=$3
   shift 3
-  local cmd='["/bin/sh"]' arch tmp blobs layer diff_id layer_digest layer_size cfg cfg_digest man man_digest
+  local cmd='["/bin/sh"]' arch tmp blobs diff_id layer_digest layer_size cfg cfg_digest man man_digest
   [ $# -eq 0 ] || cmd=$(jq -cn '$ARGS.positional' --args "$@")
   arch=$(dpkg --print-architecture 2>/dev/null || uname -m)
   tmp=$(mktemp -d "${BATS_RUN_TMPDIR:-/tmp}/oci.XXXXXX")
   blobs=$tmp/blobs/sha256
   mkdir -p "$blobs"
-  tar -C "$rootfs" --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -cf "$tmp/layer.tar" . || return 1
+  tar -C "$rootfs" --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner \
+    -cf "$tmp/layer.tar" . || return 1
   diff_id=$(sha256sum "$tmp/layer.tar" | cut -d' ' -f1)
   gzip -n "$tmp/layer.tar"
   layer_digest=$(sha256sum "$tmp/layer.tar.gz" | cut -d' ' -f1)
