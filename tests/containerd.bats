@@ -25,9 +25,12 @@ setup() {
 
 # A failed test may leave its container: remove it, then check what is left either way.
 teardown() {
-  ctr_ task kill -a -s SIGKILL "$CID" >/dev/null 2>&1 || true
-  ctr_ task delete -f "$CID" >/dev/null 2>&1 || true
-  ctr_ container delete "$CID" >/dev/null 2>&1 || true
+  local id
+  for id in $(ctr_ container ls -q 2>/dev/null | grep "^$CID"); do
+    ctr_ task kill -a -s SIGKILL "$id" >/dev/null 2>&1 || true
+    ctr_ task delete -f "$id" >/dev/null 2>&1 || true
+    ctr_ container delete "$id" >/dev/null 2>&1 || true
+  done
   [ -z "${RT:-}" ] || nothing_left
 }
 
@@ -99,18 +102,21 @@ shim_pid() {
   done
 }
 
-# nothing_left: no runtime state, bundle, snapshot, mount, cgroup or process of this container.
+# nothing_left: no runtime state, bundle, snapshot, mount, cgroup or process of this test's
+# containers (their ids start with CID).
 nothing_left() {
   local bad=() p
-  [ ! -e "$RT_ROOT/$CTRD_NS/$CID" ] || bad+=("runtime state $RT_ROOT/$CTRD_NS/$CID")
-  [ ! -e "$CTRD_DIR/state/io.containerd.runtime.v2.task/$CTRD_NS/$CID" ] || bad+=("bundle")
-  ! ctr_ container ls -q | grep -qx "$CID" || bad+=("container record")
-  ! ctr_ snapshot ls | awk '{ print $1 }' | grep -qx "$CID" || bad+=("snapshot")
+  p=$(compgen -G "$RT_ROOT/$CTRD_NS/$CID*") && bad+=("runtime state $p")
+  p=$(compgen -G "$CTRD_DIR/state/io.containerd.runtime.v2.task/$CTRD_NS/$CID*") && bad+=("bundle $p")
+  ctr_ container ls -q | grep -q "^$CID" && bad+=("container record")
+  ctr_ snapshot ls | awk '{ print $1 }' | grep -q "^$CID" && bad+=("snapshot")
   p=$(containerd_mounts_under "$CTRD_DIR")
   [ -z "$p" ] || bad+=("mounts: $(tr '\n' ' ' <<<"$p")")
   [ -z "$(cgroups_left)" ] || bad+=("cgroups: $(cgroups_left)")
-  [ -z "$(shim_pid)" ] || bad+=("shim $(shim_pid)")
-  for p in "${PIDS[@]}"; do ! proc_alive "$p" || bad+=("process $p"); done
+  for p in $(containerd_shim_pids); do
+    tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline" | grep -qF -- "-id $CID" && bad+=("shim $p")
+  done
+  for p in "${PIDS[@]}"; do proc_alive "$p" && bad+=("process $p"); done
   for p in $(grep -lsF -- "$RT_ROOT/" /proc/[0-9]*/cmdline); do
     p=${p#/proc/} p=${p%/cmdline}
     proc_alive "$p" && bad+=("runtime process $p: $(tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline")")
@@ -294,6 +300,46 @@ scenario_metrics() {
   nothing_left
 }
 
+# OOM: a task over its memory limit is killed, and the shim, watching the cgroup it found through
+# the init's pid, reports /tasks/oom.  `ctr events` is known to be subscribed once it shows an
+# event of our own (an image tag).
+scenario_oom() {
+  use_runtime "$1"
+  local ev=$BATS_TEST_TMPDIR/events ev_pid i
+  ctr_ events >"$ev" 2>&1 </dev/null 3>&- &
+  ev_pid=$!
+  ctr_ image tag "$IMAGE" "$IMAGE-$CID" >/dev/null
+  for ((i = 0; i < 50; i++)); do grep -aq "/images/create.*$IMAGE-$CID" "$ev" && break; sleep 0.1; done
+  run_ctr run --fifo-dir "$CTRD_DIR/fifo" --runc-binary "$RT_BIN" --runc-root "$RT_ROOT" --rm \
+    --memory-limit 33554432 "$IMAGE" "$CID" \
+    sh -c 'x=$(head -c 200000000 /dev/zero | tr "\0" a); echo survived'
+  [ "$status" -eq 137 ]
+  [[ $output != *survived* ]]
+  for ((i = 0; i < 50; i++)); do grep -aq "/tasks/oom.*\"$CID\"" "$ev" && break; sleep 0.1; done
+  kill "$ev_pid"
+  wait "$ev_pid" || true
+  ctr_ image rm "$IMAGE-$CID" >/dev/null
+  grep -a "$CID" "$ev" | cut -c1-200 >&2
+  grep -aq "/tasks/oom.*\"$CID\"" "$ev"
+  nothing_left
+}
+
+# Several containers at once (the shims call the runtime concurrently): each its own status.
+scenario_parallel() {
+  use_runtime "$1"
+  local i pids=() rc
+  for i in 1 2 3 4; do
+    ctr_run --rm "$IMAGE" "$CID-$i" sh -c "exit $((i + 10))" </dev/null >/dev/null 2>&1 3>&- &
+    pids+=($!)
+  done
+  for i in 1 2 3 4; do
+    rc=0
+    wait "${pids[i - 1]}" || rc=$?
+    [ "$rc" -eq $((i + 10)) ]
+  done
+  nothing_left
+}
+
 # delete: a running task is not deleted without --force (and keeps running); --force kills and
 # deletes it; then the container record and its snapshot go.
 scenario_delete() {
@@ -365,5 +411,9 @@ scenario_bad_exec() {
 @test "containerd: ctr task pause, resume (runc)" { scenario_pause_resume runc; }
 @test "containerd: ctr task metrics (agentrt)" { scenario_metrics agentrt; }
 @test "containerd: ctr task metrics (runc)" { scenario_metrics runc; }
+@test "containerd: a task over its memory limit: exit 137 and /tasks/oom (agentrt)" { scenario_oom agentrt; }
+@test "containerd: a task over its memory limit: exit 137 and /tasks/oom (runc)" { scenario_oom runc; }
+@test "containerd: four ctr run at once, each its own exit status (agentrt)" { scenario_parallel agentrt; }
+@test "containerd: four ctr run at once, each its own exit status (runc)" { scenario_parallel runc; }
 @test "containerd: ctr task delete, container delete (agentrt)" { scenario_delete agentrt; }
 @test "containerd: ctr task delete, container delete (runc)" { scenario_delete runc; }
