@@ -340,6 +340,26 @@ scenario_parallel() {
   nothing_left
 }
 
+# agentrt's sandbox controls come as OCI annotations (ctr run --annotation, CRI pod annotations):
+# the supervisor's uname and the wall-clock timeout reach agentrt through containerd.  runc, the
+# control, ignores them: the host's release, and the workload runs to its end.
+scenario_annotations() {
+  use_runtime "$1"
+  run_ctr run --fifo-dir "$CTRD_DIR/fifo" --runc-binary "$RT_BIN" --runc-root "$RT_ROOT" --rm \
+    --annotation io.agentrt.uname.release=6.1.0-ctrtest --annotation io.agentrt.timeout=1s \
+    "$IMAGE" "$CID" sh -c 'uname -r; sleep 2; echo ran-to-the-end'
+  if [ "$RT" = agentrt ]; then
+    [ "$status" -eq 137 ]
+    [ "${lines[0]}" = 6.1.0-ctrtest ]
+    [[ $output != *ran-to-the-end* ]]
+  else
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "$(uname -r)" ]
+    [[ $output == *ran-to-the-end* ]]
+  fi
+  nothing_left
+}
+
 # delete: a running task is not deleted without --force (and keeps running); --force kills and
 # deletes it; then the container record and its snapshot go.
 scenario_delete() {
@@ -415,5 +435,7 @@ scenario_bad_exec() {
 @test "containerd: a task over its memory limit: exit 137 and /tasks/oom (runc)" { scenario_oom runc; }
 @test "containerd: four ctr run at once, each its own exit status (agentrt)" { scenario_parallel agentrt; }
 @test "containerd: four ctr run at once, each its own exit status (runc)" { scenario_parallel runc; }
+@test "containerd: io.agentrt.* annotations reach agentrt (agentrt)" { scenario_annotations agentrt; }
+@test "containerd: io.agentrt.* annotations reach agentrt (runc ignores them)" { scenario_annotations runc; }
 @test "containerd: ctr task delete, container delete (agentrt)" { scenario_delete agentrt; }
 @test "containerd: ctr task delete, container delete (runc)" { scenario_delete runc; }
