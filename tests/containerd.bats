@@ -45,8 +45,11 @@ use_runtime() {
   RT_ROOT=$CTRD_DIR/runtime-$RT
 }
 
-# ctr run with this runtime; run_exec: bats `run` of ctr task exec.
+# ctr run with this runtime; run_container and run_exec: bats `run` of ctr run and task exec.
 ctr_run() { ctr_ run --fifo-dir "$CTRD_DIR/fifo" --runc-binary "$RT_BIN" --runc-root "$RT_ROOT" "$@"; }
+run_container() {
+  run_ctr run --fifo-dir "$CTRD_DIR/fifo" --runc-binary "$RT_BIN" --runc-root "$RT_ROOT" "$@"
+}
 run_exec() { run_ctr task exec --fifo-dir "$CTRD_DIR/fifo" "$@"; }
 
 # bats `run` of ctr_ with no stdin; shown only when the test fails.
@@ -59,7 +62,6 @@ run_ctr() {
 # run_detached ARGS…: a container started with `ctr run -d`; its init's pid is recorded.
 run_detached() {
   ctr_run -d --null-io "$IMAGE" "$CID" "$@" </dev/null
-  task_pid >/dev/null
   PIDS+=("$(task_pid)")
 }
 
@@ -128,13 +130,11 @@ nothing_left() {
 
 scenario_run_rm() {
   use_runtime "$1"
-  run_ctr run --fifo-dir "$CTRD_DIR/fifo" --runc-binary "$RT_BIN" --runc-root "$RT_ROOT" --rm \
-    "$IMAGE" "$CID" sh -c 'echo "out of $1"; echo to-stderr >&2; exit 3' sh "$CID"
+  run_container --rm "$IMAGE" "$CID" sh -c 'echo "out of $1"; echo to-stderr >&2; exit 3' sh "$CID"
   [ "$status" -eq 3 ]
   [[ $output == *"out of $CID"* ]]
   [[ $output == *to-stderr* ]]
-  run_ctr run --fifo-dir "$CTRD_DIR/fifo" --runc-binary "$RT_BIN" --runc-root "$RT_ROOT" --rm \
-    "$IMAGE" "$CID" true
+  run_container --rm "$IMAGE" "$CID" true
   [ "$status" -eq 0 ]
   nothing_left
 }
@@ -310,8 +310,7 @@ scenario_oom() {
   ev_pid=$!
   ctr_ image tag "$IMAGE" "$IMAGE-$CID" >/dev/null
   for ((i = 0; i < 50; i++)); do grep -aq "/images/create.*$IMAGE-$CID" "$ev" && break; sleep 0.1; done
-  run_ctr run --fifo-dir "$CTRD_DIR/fifo" --runc-binary "$RT_BIN" --runc-root "$RT_ROOT" --rm \
-    --memory-limit 33554432 "$IMAGE" "$CID" \
+  run_container --rm --memory-limit 33554432 "$IMAGE" "$CID" \
     sh -c 'x=$(head -c 200000000 /dev/zero | tr "\0" a); echo survived'
   [ "$status" -eq 137 ]
   [[ $output != *survived* ]]
@@ -345,7 +344,7 @@ scenario_parallel() {
 # control, ignores them: the host's release, and the workload runs to its end.
 scenario_annotations() {
   use_runtime "$1"
-  run_ctr run --fifo-dir "$CTRD_DIR/fifo" --runc-binary "$RT_BIN" --runc-root "$RT_ROOT" --rm \
+  run_container --rm \
     --annotation io.agentrt.uname.release=6.1.0-ctrtest --annotation io.agentrt.timeout=1s \
     "$IMAGE" "$CID" sh -c 'uname -r; sleep 2; echo ran-to-the-end'
   if [ "$RT" = agentrt ]; then
@@ -407,8 +406,7 @@ scenario_tty() {
 # last line of the runtime's --log), and nothing is left.
 scenario_bad_exec() {
   use_runtime "$1"
-  run_ctr run --fifo-dir "$CTRD_DIR/fifo" --runc-binary "$RT_BIN" --runc-root "$RT_ROOT" --rm \
-    "$IMAGE" "$CID" /no/such/binary
+  run_container --rm "$IMAGE" "$CID" /no/such/binary
   [ "$status" -ne 0 ]
   [[ $output == *"OCI runtime"*"/no/such/binary"* ]]
   ctr_ container delete "$CID" >/dev/null 2>&1 || true
