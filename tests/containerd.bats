@@ -300,6 +300,38 @@ scenario_metrics() {
   nothing_left
 }
 
+# update: containerd's Tasks/Update (ctr 1.6 has no command for it; CRI's
+# UpdateContainerResources comes the same way) makes the shim run `update --resources - ID` with
+# the JSON on stdin.  Debian's python3, which has python3-grpcio (a pyenv one may be first in
+# PATH).
+scenario_update() {
+  use_runtime "$1"
+  ctr_run -d --null-io --memory-limit 67108864 "$IMAGE" "$CID" sleep 1000 </dev/null
+  PIDS+=("$(task_pid)")
+  run /usr/bin/python3 "$BATS_TEST_DIRNAME/lib/ctrd_update.py" "$CTRD_SOCK" "$CTRD_NS" "$CID" \
+    '{"memory": {"limit": 134217728}, "pids": {"limit": 50}, "cpu": {"shares": 512}}'
+  echo "$output" >&2
+  [ "$status" -eq 0 ]
+  run_ctr task metrics --format json "$CID"
+  [ "$status" -eq 0 ]
+  [ "$(jq .memory.usage.limit <<<"$output")" -eq 134217728 ]
+  [ "$(jq .pids.limit <<<"$output")" -eq 50 ]
+  local cg
+  cg=$(awk -F: '$2 == "cpu,cpuacct" || $2 == "cpu" { print $3; exit }' "/proc/${PIDS[0]}/cgroup")
+  [ "$(cat "/sys/fs/cgroup/cpu$cg/cpu.shares")" -eq 512 ]
+  # A bad value: the runtime's error comes back, the task goes on.
+  run /usr/bin/python3 "$BATS_TEST_DIRNAME/lib/ctrd_update.py" "$CTRD_SOCK" "$CTRD_NS" "$CID" \
+    '{"memory": {"limit": 4096}}'
+  echo "$output" >&2
+  [ "$status" -ne 0 ]
+  [ "$(task_status)" = RUNNING ]
+  run_ctr task kill -s SIGKILL "$CID"
+  wait_status STOPPED
+  run_ctr task delete "$CID"
+  run_ctr container delete "$CID"
+  nothing_left
+}
+
 # OOM: a task over its memory limit is killed, and the shim, watching the cgroup it found through
 # the init's pid, reports /tasks/oom.  `ctr events` is known to be subscribed once it shows an
 # event of our own (an image tag).
@@ -429,6 +461,8 @@ scenario_bad_exec() {
 @test "containerd: ctr task pause, resume (runc)" { scenario_pause_resume runc; }
 @test "containerd: ctr task metrics (agentrt)" { scenario_metrics agentrt; }
 @test "containerd: ctr task metrics (runc)" { scenario_metrics runc; }
+@test "containerd: Tasks/Update: update --resources - (agentrt)" { scenario_update agentrt; }
+@test "containerd: Tasks/Update: update --resources - (runc)" { scenario_update runc; }
 @test "containerd: a task over its memory limit: exit 137 and /tasks/oom (agentrt)" { scenario_oom agentrt; }
 @test "containerd: a task over its memory limit: exit 137 and /tasks/oom (runc)" { scenario_oom runc; }
 @test "containerd: four ctr run at once, each its own exit status (agentrt)" { scenario_parallel agentrt; }

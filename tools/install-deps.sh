@@ -9,5 +9,5 @@ apt-get install -y -qq --no-install-recommends \
   libyajl-dev libseccomp-dev libcap-dev \
   bats jq python3 busybox-static clang-format procps util-linux bsdutils \
   debootstrap qemu-system-x86 cpio xz-utils \
-  containerd runc >/dev/null
+  containerd runc python3-grpcio >/dev/null
 echo "install-deps: build and test dependencies are installed"
