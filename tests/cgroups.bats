@@ -402,6 +402,11 @@ controller_of() {
   [ "$(cg_read pids.max)" -eq 55 ]
   [ "$(cg_read cpu.cfs_quota_us)" -eq 40000 ]
   [ "$(cg_read memory.limit_in_bytes)" -eq 100663296 ]
+  # Below what it uses, v1 refuses the limit: the error says so (containerd shows this line).
+  agentrt update --memory 4096 "$CID"
+  [ "$status" -eq 1 ]
+  [[ $output == *"unable to set memory limit to 4096 (current usage: "[0-9]*", peak usage: "[0-9]*")"* ]]
+  [ "$(cg_read memory.limit_in_bytes)" -eq 100663296 ]
   delete_and_check
 }
 
