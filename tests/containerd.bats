@@ -324,6 +324,7 @@ scenario_update() {
     '{"memory": {"limit": 4096}}'
   echo "$output" >&2
   [ "$status" -ne 0 ]
+  [[ $output == *"unable to set memory limit to 4096 (current usage: "* ]]
   [ "$(task_status)" = RUNNING ]
   run_ctr task kill -s SIGKILL "$CID"
   wait_status STOPPED
