@@ -92,8 +92,6 @@ EOF
     local e
     for e in "${extra[@]}"; do printf '%s\n' "$e"; done
   } >"$CTRD_DIR/config.toml"
-  # setsid: containerd must not get the test's terminal signals; its stdio goes to its log, not
-  # to a pipe bats waits on.
   # Its own mount namespace with a private /run: containerd 1.6 hard-codes the shims' sockets in
   # /run/containerd/s, and the host's /run must not change.  The container rootfs mounts live in
   # that namespace too (containerd_mounts_under reads it), and vanish with it.  setsid: no
@@ -110,7 +108,7 @@ EOF
       tail -n 20 "$CTRD_DIR/containerd.log" >&2
       return 1
     fi
-    ctr --address "$CTRD_SOCK" version >/dev/null 2>&1 && return 0
+    command ctr --address "$CTRD_SOCK" version >/dev/null 2>&1 && return 0
     sleep 0.1
   done
   echo "containerd did not answer on $CTRD_SOCK within ${CTRD_READY_TIMEOUT}s; its log:" >&2
