@@ -923,6 +923,19 @@ signal_container (const struct state *s, int sig, bool all, ar_error_t *err)
   return 0;
 }
 
+/* On cgroup v1 a frozen task dies of SIGKILL only once thawed: like runc, a SIGKILL to a paused
+   container thaws it (containerd's shim kills a paused task with a plain `kill ID 9`).  */
+static void
+thaw_killed (const struct state *s)
+{
+  struct cgroup cg;
+
+  if (s->cgroup_dirs == NULL || cgroup_from_dirs (s->cgroup_dirs, &cg, NULL) < 0)
+    return;
+  (void) cgroup_freeze (&cg, false, NULL);
+  cgroup_release (&cg);
+}
+
 int
 ar_container_kill (const struct ar_globals *g, const char *id, int sig, bool all, ar_error_t *err)
 {
@@ -935,7 +948,11 @@ ar_container_kill (const struct ar_globals *g, const char *id, int sig, bool all
     return signal_left (s, sig, err);
   if (s->status == STATE_STOPPED)
     return ar_make_error (err, 0, "cannot kill container `%s`: container not running", id);
-  return signal_container (s, sig, all, err);
+  if (signal_container (s, sig, all, err) < 0)
+    return -1;
+  if (sig == SIGKILL && s->status == STATE_PAUSED)
+    thaw_killed (s);
+  return 0;
 }
 
 /* Wait for a process that is not our child; true once it has gone.  */

@@ -185,6 +185,44 @@ v1_swap (const char *d, const struct spec_memory *m, ar_error_t *err)
   return cg_printf (d, "memory.memsw.limit_in_bytes", err, "%" PRId64, m->swap.v);
 }
 
+/* DIR/FILE's one number, or "?".  */
+static char *
+cg_figure (const char *dir, const char *file)
+{
+  cleanup_free char *path = xasprintf ("%s/%s", dir, file);
+  char *text = NULL;
+
+  if (ar_read_file (path, 64, &text, NULL, NULL) < 0)
+    return xstrdup ("?");
+  text[strcspn (text, "\n")] = '\0';
+  return text;
+}
+
+/* v1 refuses a limit below what the cgroup already uses with a bare EBUSY (an update through
+   containerd or CRI can ask for one): say why, with the figures, as runc does.  */
+static int
+v1_memory_limit (const char *d, int64_t limit, ar_error_t *err)
+{
+  cleanup_free char *usage = NULL;
+  cleanup_free char *peak = NULL;
+  ar_error_t werr = NULL;
+
+  if (cg_printf (d, "memory.limit_in_bytes", &werr, "%" PRId64, limit) == 0)
+    return 0;
+  if (werr->status != EBUSY)
+    {
+      *err = werr;
+      return -1;
+    }
+  ar_error_release (&werr);
+  usage = cg_figure (d, "memory.usage_in_bytes");
+  peak = cg_figure (d, "memory.max_usage_in_bytes");
+  return ar_make_error (err, 0,
+                        "cgroup `%s`: unable to set memory limit to %" PRId64
+                        " (current usage: %s, peak usage: %s)",
+                        d, limit, usage, peak);
+}
+
 static int
 v1_memory (const struct cgroup *cg, const struct spec_memory *m, ar_error_t *err)
 {
@@ -196,7 +234,7 @@ v1_memory (const struct cgroup *cg, const struct spec_memory *m, ar_error_t *err
   swap_first = v1_swap_first (d, m);
   if (swap_first && v1_swap (d, m, err) < 0)
     return -1;
-  if (m->limit.set && cg_printf (d, "memory.limit_in_bytes", err, "%" PRId64, m->limit.v) < 0)
+  if (m->limit.set && v1_memory_limit (d, m->limit.v, err) < 0)
     return -1;
   if (m->swap.set && !swap_first && v1_swap (d, m, err) < 0)
     return -1;
