@@ -1,13 +1,23 @@
 #!/bin/sh
-# Installs, from Debian's packages, what agentrt needs to build, to run its demo and to run its
-# whole test suite.  Run as root on Debian 12.
+# Installs, from Debian's packages, what agentrt needs.  Run as root on Debian 12.
+#   tools/install-deps.sh          to build agentrt and run its demo
+#   tools/install-deps.sh --tests  also what the whole test suite needs: the engines that drive
+#                                  agentrt in tests (Podman, containerd, Docker; their services
+#                                  are started privately by the tests themselves, never the
+#                                  system's) and qemu for the cgroup v2 VM
 set -eu
 export DEBIAN_FRONTEND=noninteractive
+build="autoconf automake libtool make gcc libc6-dev pkg-config git ca-certificates
+  libyajl-dev libseccomp-dev libcap-dev"
+demo="busybox-static debootstrap python3 jq procps util-linux bsdutils"
+tests="bats clang-format tmux qemu-system-x86 cpio xz-utils
+  podman conmon runc containerd docker.io python3-grpcio"
+case "${1:-}" in
+  "") set -- $build $demo ;;
+  --tests) set -- $build $demo $tests ;;
+  *) echo "usage: $0 [--tests]" >&2; exit 1 ;;
+esac
 apt-get update -qq
-apt-get install -y -qq --no-install-recommends \
-  autoconf automake libtool make gcc libc6-dev pkg-config git ca-certificates \
-  libyajl-dev libseccomp-dev libcap-dev \
-  bats jq python3 busybox-static clang-format procps util-linux bsdutils \
-  debootstrap qemu-system-x86 cpio xz-utils \
-  podman conmon runc tmux containerd docker.io python3-grpcio >/dev/null
-echo "install-deps: build and test dependencies are installed"
+# The tests run Debian's /usr/bin/python3 for python3-grpcio, whatever python3 is first in PATH.
+apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+echo "install-deps: $# packages are installed"
