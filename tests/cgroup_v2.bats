@@ -111,6 +111,10 @@ vm_finished() {
   guest_test "update"
 }
 
+@test "cgroup v2 VM: after update, /proc/meminfo, nproc and cpu online follow memory.max, cpu.max and the cpuset" {
+  guest_test "vfiles update"
+}
+
 @test "cgroup v2 VM: the device program allows /dev/null, denies a block device made with mknod, and update replaces it" {
   guest_test "devices"
 }

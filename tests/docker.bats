@@ -156,6 +156,18 @@ limits_update_pause() {
   [ "$(cg memory memory.limit_in_bytes)" -eq $((128 << 20)) ]
   [ "$(cg cpu cpu.cfs_quota_us)" -eq 150000 ]
   [ "$(cg pids pids.max)" -eq 30 ]
+  if [ "$1" = agentrt ]; then
+    # ... and follows the update within a few seconds (1.5 CPUs of quota show as 2).
+    local i
+    for i in $(seq 30); do
+      run dk exec "$ID" sh -c 'head -n 1 /proc/meminfo; nproc'
+      [[ ${lines[0]} =~ ^MemTotal:\ +131072\ kB$ ]] && [ "${lines[1]}" = 2 ] && break
+      sleep 0.1
+    done
+    echo "after update: $output" >&2
+    [[ ${lines[0]} =~ ^MemTotal:\ +131072\ kB$ ]]
+    [ "${lines[1]}" = 2 ]
+  fi
   run dk pause "$ID"
   [ "$status" -eq 0 ]
   [ "$(cg freezer freezer.state)" = FROZEN ]

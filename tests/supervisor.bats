@@ -73,6 +73,46 @@ limits_512m_1cpu() {
   [ "$(grep -c '^ok ' <<<"$output")" -eq 11 ]
 }
 
+# wait_emulated MEM CPUS: within 3 s, a probe exec'd in the container sees MEM bytes and CPUS
+# CPUs wherever it looks (sysinfo, sched_getaffinity, sysconf, meminfo, cpuinfo, stat, cpu
+# online and possible).
+wait_emulated() {
+  local deadline=$(($(date +%s%N) + 3000000000))
+  while :; do
+    run __agentrt exec "$CID" /bin/probe emulate --mem "$1" --cpus "$2"
+    [ "$status" -eq 0 ] && return 0
+    if [ "$(date +%s%N)" -gt "$deadline" ]; then
+      echo "after 3 s, not $1 bytes and $2 CPUs:" >&2
+      echo "$output" >&2
+      return 1
+    fi
+    sleep 0.1
+  done
+}
+
+@test "supervisor: after update, meminfo, sysinfo, nproc and cpu online follow the new memory, quota and cpuset" {
+  [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs: the quota goes from 1 to 2"
+  update_config --argjson m $((256 * MiB)) '.process.args = ["/bin/sleep", "1000"] |
+    .linux.resources.memory.limit = $m | .linux.resources.cpu = {quota: 100000, period: 100000}'
+  agentrt_detached run -d -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  wait_emulated $((256 * MiB)) 1
+  agentrt update --memory $((128 * MiB)) "$CID"
+  [ "$status" -eq 0 ]
+  wait_emulated $((128 * MiB)) 1
+  agentrt update --cpu-quota 200000 "$CID"
+  [ "$status" -eq 0 ]
+  wait_emulated $((128 * MiB)) 2
+  # The cpuset cuts it back to one CPU, the quota's two notwithstanding; containerd sends its
+  # resources on stdin.
+  run __agentrt update --resources - "$CID" <<<'{"cpu": {"cpus": "1"}}'
+  [ "$status" -eq 0 ]
+  wait_emulated $((128 * MiB)) 1
+  agentrt delete --force "$CID"
+  [ "$status" -eq 0 ]
+  leaves_nothing
+}
+
 @test "supervisor: mount fails with EPERM even with CAP_SYS_ADMIN, and works with --platform none" {
   add_cap CAP_SYS_ADMIN
   update_config '.process.args = ["/bin/probe", "mount", "/tmp/x"]'

@@ -355,6 +355,266 @@ test_limits_from_spec (void)
   return 0;
 }
 
+/* Live limits from the cgroup's files.  */
+
+/* Base limits as config.json would give them: MEM bytes, CPUs 0-3, a quota of QUOTA CPUs.  */
+static struct vfiles_limits
+base_limits (uint64_t mem, uint64_t quota)
+{
+  struct vfiles_limits l;
+  cpu_set_t cpus;
+
+  memset (&l, 0, sizeof l);
+  CPU_ZERO (&cpus);
+  for (int c = 0; c < 4; c++)
+    CPU_SET (c, &cpus);
+  vfiles_limits_set (&l, mem, &cpus, quota);
+  l.boot.tv_sec = 42;
+  return l;
+}
+
+/* The CPUs shown, as "0 1 3".  */
+static const char *
+shown (const struct vfiles_limits *l)
+{
+  static char buf[256];
+
+  buf[0] = '\0';
+  for (unsigned i = 0; i < l->ncpus; i++)
+    snprintf (buf + strlen (buf), sizeof buf - strlen (buf), "%s%d", i ? " " : "", l->cpu_ids[i]);
+  return buf;
+}
+
+/* The limits from cgroup texts MEM, CPU_MAX, CFS_QUOTA, CFS_PERIOD, CPUSET (NULL: no such
+   file) over base 512 MiB, CPUs 0-3, quota 2.  */
+static int
+from_cgroup (const char *mem, const char *cpu_max, const char *quota, const char *period,
+             const char *cpuset, struct vfiles_limits *l, ar_error_t *err)
+{
+  struct vfiles_limits base = base_limits (512 << 20, 2);
+  const char *text[VCG__N] = { [VCG_MEMORY] = mem,
+                               [VCG_CPU_MAX] = cpu_max,
+                               [VCG_CFS_QUOTA] = quota,
+                               [VCG_CFS_PERIOD] = period,
+                               [VCG_CPUSET] = cpuset };
+
+  return vfiles_limits_from_cgroup (&base, text, l, err);
+}
+
+static int
+test_limits_set (void)
+{
+  struct vfiles_limits l = base_limits (1 << 20, UINT64_MAX), m;
+  cpu_set_t none;
+
+  CHECK (l.mem_limit == 1 << 20 && l.ncpus == 4);
+  CHECK_STR (shown (&l), "0 1 2 3");
+  l = base_limits (0, 3);
+  CHECK_STR (shown (&l), "0 1 2");
+  CHECK (l.quota_cpus == 3 && CPU_COUNT (&l.cpus) == 4);
+  /* No CPU at all still shows one.  */
+  CPU_ZERO (&none);
+  vfiles_limits_set (&l, 0, &none, UINT64_MAX);
+  CHECK_STR (shown (&l), "0");
+  l = base_limits (1 << 20, 2);
+  m = base_limits (1 << 20, 2);
+  CHECK (vfiles_limits_same (&l, &m));
+  m.quota_cpus = 5; /* what is shown is the same: two CPUs */
+  CHECK (vfiles_limits_same (&l, &m));
+  m = base_limits (2 << 20, 2);
+  CHECK (!vfiles_limits_same (&l, &m));
+  m = base_limits (1 << 20, 3);
+  CHECK (!vfiles_limits_same (&l, &m));
+  return 0;
+}
+
+static int
+test_limits_from_cgroup (void)
+{
+  struct vfiles_limits l;
+  ar_error_t err = NULL;
+
+  /* No file: config.json's, boot included.  */
+  CHECK (from_cgroup (NULL, NULL, NULL, NULL, NULL, &l, &err) == 0);
+  CHECK (l.mem_limit == 512 << 20 && l.boot.tv_sec == 42);
+  CHECK_STR (shown (&l), "0 1");
+  /* v1, as the kernel writes the files.  */
+  CHECK (from_cgroup ("134217728\n", NULL, "300000\n", "100000\n", "0-2\n", &l, &err) == 0);
+  CHECK (l.mem_limit == 128 << 20);
+  CHECK_STR (shown (&l), "0 1 2");
+  CHECK (from_cgroup ("9223372036854771712\n", NULL, "-1\n", "100000\n", "1,3\n", &l, &err) == 0);
+  CHECK (l.mem_limit == 0);
+  CHECK_STR (shown (&l), "1 3");
+  CHECK (from_cgroup (NULL, NULL, "150000\n", "100000\n", NULL, &l, &err) == 0);
+  CHECK (l.mem_limit == 512 << 20);
+  CHECK_STR (shown (&l), "0 1");
+  CHECK (from_cgroup (NULL, NULL, "50000\n", "100000\n", "2-3\n", &l, &err) == 0);
+  CHECK_STR (shown (&l), "2");
+  /* A quota without its period: the kernel's default, 100000 µs.  */
+  CHECK (from_cgroup (NULL, NULL, "100001", NULL, NULL, &l, &err) == 0);
+  CHECK_STR (shown (&l), "0 1");
+  /* An empty cpuset (a v1 directory no CPU was given yet) is none.  */
+  CHECK (from_cgroup (NULL, NULL, "-1\n", "100000\n", "\n", &l, &err) == 0);
+  CHECK_STR (shown (&l), "0 1 2 3");
+  /* v2.  */
+  CHECK (from_cgroup ("max\n", "max 100000\n", NULL, NULL, "0-1\n", &l, &err) == 0);
+  CHECK (l.mem_limit == 0);
+  CHECK_STR (shown (&l), "0 1");
+  CHECK (from_cgroup ("268435456\n", "100000 100000\n", NULL, NULL, "0-3\n", &l, &err) == 0);
+  CHECK (l.mem_limit == 256 << 20);
+  CHECK_STR (shown (&l), "0");
+  CHECK (from_cgroup ("268435456", "250000 100000", NULL, NULL, "0-7", &l, &err) == 0);
+  CHECK_STR (shown (&l), "0 1 2");
+  /* cpu.max wins over v1's files (there are never both).  */
+  CHECK (from_cgroup (NULL, "max 100000\n", "100000\n", "100000\n", NULL, &l, &err) == 0);
+  CHECK_STR (shown (&l), "0 1 2 3");
+  /* What does not parse changes nothing and says which file.  */
+  l.mem_limit = 7;
+  CHECK (from_cgroup ("12k\n", NULL, NULL, NULL, NULL, &l, &err) < 0 && l.mem_limit == 7);
+  CHECK (err->status == EINVAL);
+  CHECK_STR (err->msg, "the cgroup's memory limit: cannot parse `12k\n`");
+  ar_error_release (&err);
+  static const char *const bad_cpu_max[]
+      = { "max", "100000", "100000 0", "1 2 3", "-1 100000", "max 100000 \n", "" };
+  for (size_t i = 0; i < ARRAY_SIZE (bad_cpu_max); i++)
+    {
+      if (from_cgroup (NULL, bad_cpu_max[i], NULL, NULL, NULL, &l, &err) == 0)
+        TAP_FAIL ("cpu.max `%s` accepted", bad_cpu_max[i]);
+      ar_error_release (&err);
+    }
+  CHECK (from_cgroup (NULL, NULL, "-2\n", "100000\n", NULL, &l, &err) < 0);
+  CHECK_STR (err->msg, "the cgroup's CPU quota: cannot parse `-2\n`");
+  ar_error_release (&err);
+  CHECK (from_cgroup (NULL, NULL, "100000\n", "0\n", NULL, &l, &err) < 0);
+  ar_error_release (&err);
+  CHECK (from_cgroup (NULL, NULL, NULL, NULL, "0-1\n\n", &l, &err) < 0);
+  CHECK_STR (err->msg, "the cgroup's cpuset: cannot parse `0-1\n\n`");
+  ar_error_release (&err);
+  CHECK (from_cgroup ("max \n", NULL, NULL, NULL, NULL, &l, &err) < 0);
+  ar_error_release (&err);
+  return 0;
+}
+
+/* Write TEXT over DIR/NAME in place (the supervisor keeps its fd open, as on a cgroup).  */
+static int
+put (const char *dir, const char *name, const char *text)
+{
+  cleanup_free char *path = xasprintf ("%s/%s", dir, name);
+  int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  ssize_t n;
+
+  if (fd < 0)
+    return -1;
+  n = write (fd, text, strlen (text));
+  close (fd);
+  return n == (ssize_t) strlen (text) ? 0 : -1;
+}
+
+/* vfiles_live on fake v1 directories (memory, cpu, cpuset hierarchies): the tick follows a
+   change of each, rewrites the files that do not change with time too, and a file that stops
+   parsing changes nothing.  */
+static int
+test_live (void)
+{
+  char dir[] = "/tmp/agentrt-vlive-XXXXXX";
+  struct vfiles_limits base = base_limits (256 << 20, 1), got;
+  static struct vfiles_live v; /* 8 KiB: not on the stack */
+  cleanup_free char *mem = NULL, *cpu = NULL, *cpuset = NULL, *vdir = NULL, *online = NULL,
+                    *mi = NULL, *text = NULL;
+  cleanup_close int dirfd = -1;
+  ar_error_t err = NULL;
+  unsigned long kb = 0;
+
+  CHECK (mkdtemp (dir) != NULL);
+  mem = xasprintf ("%s/memory", dir);
+  cpu = xasprintf ("%s/cpu", dir);
+  cpuset = xasprintf ("%s/cpuset", dir);
+  vdir = xasprintf ("%s/vfs", dir);
+  online = xasprintf ("%s/cpu_online", vdir);
+  mi = xasprintf ("%s/meminfo", vdir);
+  CHECK (mkdir (mem, 0755) == 0 && mkdir (cpu, 0755) == 0 && mkdir (cpuset, 0755) == 0);
+  CHECK (put (mem, "memory.limit_in_bytes", "268435456\n") == 0);
+  CHECK (put (cpu, "cpu.cfs_quota_us", "100000\n") == 0);
+  CHECK (put (cpu, "cpu.cfs_period_us", "100000\n") == 0);
+  CHECK (put (cpuset, "cpuset.cpus", "0-3\n") == 0);
+  CHECK (put (cpuset, "cpuset.effective_cpus", "0-3\n") == 0);
+  if (vfiles_write_all (vdir, &base, &err) < 0)
+    TAP_FAIL ("write_all: %s", err->msg);
+  dirfd = open (vdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  CHECK (dirfd >= 0);
+
+  vfiles_live_init (&v, &base, (char *[]){ mem, cpu, cpuset, NULL });
+  CHECK (v.fd[VCG_MEMORY] >= 0 && v.fd[VCG_CFS_QUOTA] >= 0 && v.fd[VCG_CFS_PERIOD] >= 0);
+  CHECK (v.fd[VCG_CPUSET] >= 0 && v.fd[VCG_CPU_MAX] < 0);
+  CHECK (vfiles_live_tick (&v, dirfd, &err) == 0);
+  vfiles_live_get (&v, &got);
+  CHECK (vfiles_limits_same (&got, &base));
+
+  /* docker update --memory 128m --cpus 2.  */
+  CHECK (put (mem, "memory.limit_in_bytes", "134217728\n") == 0);
+  CHECK (put (cpu, "cpu.cfs_quota_us", "200000\n") == 0);
+  CHECK (vfiles_live_tick (&v, dirfd, &err) == 0);
+  vfiles_live_get (&v, &got);
+  CHECK (got.mem_limit == 128 << 20 && got.boot.tv_sec == 42);
+  CHECK_STR (shown (&got), "0 1");
+  CHECK (ar_read_file (online, 0, &text, NULL, NULL) == 0);
+  CHECK_STR (text, "0-1\n");
+  free (text);
+  text = NULL;
+  CHECK (ar_read_file (mi, 0, &text, NULL, NULL) == 0);
+  CHECK (sscanf (text, "MemTotal: %lu kB", &kb) == 1 && kb == 131072);
+  free (text);
+  text = NULL;
+
+  /* The effective cpuset, not the one asked for, is what counts.  */
+  CHECK (put (cpuset, "cpuset.effective_cpus", "3\n") == 0);
+  CHECK (vfiles_live_tick (&v, dirfd, &err) == 0);
+  vfiles_live_get (&v, &got);
+  CHECK_STR (shown (&got), "3");
+  CHECK (ar_read_file (online, 0, &text, NULL, NULL) == 0);
+  CHECK_STR (text, "0\n");
+  free (text);
+  text = NULL;
+
+  /* A file that no longer parses (or reads) keeps what was shown.  */
+  CHECK (put (mem, "memory.limit_in_bytes", "garbage\n") == 0);
+  CHECK (put (cpuset, "cpuset.effective_cpus", "0-3\n") == 0);
+  CHECK (vfiles_live_tick (&v, dirfd, &err) == 0);
+  vfiles_live_get (&v, &got);
+  CHECK (got.mem_limit == 128 << 20);
+  CHECK_STR (shown (&got), "3");
+
+  /* No cgroup: config.json's limits, and the tick still refreshes.  */
+  for (int i = 0; i < VCG__N; i++)
+    if (v.fd[i] >= 0)
+      close (v.fd[i]);
+  vfiles_live_init (&v, &base, NULL);
+  for (int i = 0; i < VCG__N; i++)
+    CHECK (v.fd[i] == -1);
+  CHECK (vfiles_live_tick (&v, dirfd, &err) == 0);
+  vfiles_live_get (&v, &got);
+  CHECK (vfiles_limits_same (&got, &base));
+
+  for (int f = 0; f < VF__N; f++)
+    unlinkat (dirfd, vfile_name (f), 0);
+  {
+    static const char *const made[] = { "vfs",
+                                        "memory/memory.limit_in_bytes",
+                                        "memory",
+                                        "cpu/cpu.cfs_quota_us",
+                                        "cpu/cpu.cfs_period_us",
+                                        "cpu",
+                                        "cpuset/cpuset.cpus",
+                                        "cpuset/cpuset.effective_cpus",
+                                        "cpuset" };
+    cleanup_close int top = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    for (size_t i = 0; top >= 0 && i < ARRAY_SIZE (made); i++)
+      (void) (unlinkat (top, made[i], 0) == 0 || unlinkat (top, made[i], AT_REMOVEDIR) == 0);
+  }
+  rmdir (dir);
+  return 0;
+}
+
 /* The host's own files.  */
 
 static int
@@ -443,6 +703,9 @@ main (void)
   RUN_TEST (test_names);
   RUN_TEST (test_parse_cpus);
   RUN_TEST (test_limits_from_spec);
+  RUN_TEST (test_limits_set);
+  RUN_TEST (test_limits_from_cgroup);
+  RUN_TEST (test_live);
   RUN_TEST (test_host_files);
   RUN_TEST (test_write_and_refresh);
   TAP_END ();

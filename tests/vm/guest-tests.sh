@@ -8,8 +8,8 @@
 # host's bats tests do, and whatever it created is deleted after it, pass or fail.
 export PATH=/bin
 
-TESTS="layout memory_oom pids_fork_bomb cpu_quota pause_resume update devices kill_all ps
-cgroup_removed"
+TESTS="layout memory_oom pids_fork_bomb cpu_quota pause_resume update vfiles_update devices
+kill_all ps cgroup_removed"
 N=0
 
 # --- helpers ----------------------------------------------------------------------------------
@@ -206,6 +206,24 @@ t_update() {
   [ "$(cat "$cg/pids.max")" = 30 ] || fail "pids.max is $(cat "$cg/pids.max")" || return 1
   [ "$(cat "$cg/cpu.max")" = "20000 100000" ] || fail "cpu.max is $(cat "$cg/cpu.max")" || return 1
   [ "$(cat "$cg/memory.max")" = "$mem" ] || fail "memory.max changed to $(cat "$cg/memory.max")"
+}
+
+# What the container is shown follows update: the supervisor reads memory.max, cpu.max and
+# cpuset.cpus.effective again every second for the virtual /proc/meminfo, cpu online and the
+# emulated sched_getaffinity (nproc).
+memtotal() { ar exec "$CID" cat /proc/meminfo | sed -n 's/^MemTotal: *\([0-9]*\) kB$/\1/p'; }
+shown() { echo "MemTotal $(memtotal) kB, nproc $(ar exec "$CID" nproc), online $(ar exec "$CID" cat /sys/devices/system/cpu/online)"; }
+shows() { [ "$(shown)" = "MemTotal $1 kB, nproc $2, online $3" ]; }
+t_vfiles_update() {
+  bundle 'exec sleep 1000' '"memory": {"limit": 268435456}, "cpu": {"quota": 100000, "period": 100000}' || return 1
+  start || return 1
+  shows 262144 1 0 || fail "at start: $(shown)" || return 1
+  ar update --memory 134217728 --cpu-quota 200000 "$CID" || fail "update failed" || return 1
+  wait_until 30 shows 131072 2 0-1 || fail "after update --memory 128m --cpu-quota 200000: $(shown)" || return 1
+  echo "updated: $(shown)"
+  ar update --cpuset-cpus 1 "$CID" || fail "update --cpuset-cpus failed" || return 1
+  wait_until 30 shows 131072 1 0 || fail "after update --cpuset-cpus 1: $(shown)" || return 1
+  echo "cpuset 1: $(shown)"
 }
 
 # The device program: with the default config (deny all, then the defaults) /dev/null works,

@@ -20,7 +20,8 @@ struct sv
   const char *id;
   const char *release;
   struct policy policy;
-  struct vfiles_limits limits;
+  /* The main thread changes them; handlers read them with vfiles_live_get.  */
+  struct vfiles_live limits;
   uint32_t audit_arch; /* AUDIT_ARCH_* of the table */
   int audit_fd;        /* O_APPEND */
   int state_dirfd;

@@ -1,7 +1,9 @@
 /* vfiles.c renders the lxcfs-style virtual files (vfiles.h) from one read of each host file and
    the container's limits, and writes them in place into the state directory.  It owns the text
-   formats only: it never mounts anything (the init bind-mounts the files) and never looks at
-   cgroups, so every figure is the host's, cut down to the limits in config.json.
+   formats and where the limits come from: config.json at create, then the few cgroup files
+   that hold the limits (read again every second, on fds opened once), so every figure is the
+   host's, cut down to the limits in force.  It never mounts anything (the init bind-mounts the
+   files) and never writes a cgroup.
 
    The supervisor refreshes every container's files every second, so rendering walks the host
    text once or twice with pointers into it, appends to one growing buffer sized from the host
@@ -595,13 +597,25 @@ vfiles_write_all (const char *dir, const struct vfiles_limits *l, ar_error_t *er
   return 0;
 }
 
+static int
+rewrite (int dirfd, const struct vfiles_limits *l, bool all, ar_error_t *err)
+{
+  for (int f = 0; f < VF__N; f++)
+    if ((all || vfiles[f].changes) && render_and_write (dirfd, f, 0, l, err) < 0)
+      return ar_error_wrap (err, "refresh the virtual files");
+  return 0;
+}
+
 int
 vfiles_refresh (int dirfd, const struct vfiles_limits *l, ar_error_t *err)
 {
-  for (int f = 0; f < VF__N; f++)
-    if (vfiles[f].changes && render_and_write (dirfd, f, 0, l, err) < 0)
-      return ar_error_wrap (err, "refresh the virtual files");
-  return 0;
+  return rewrite (dirfd, l, false, err);
+}
+
+int
+vfiles_rewrite_all (int dirfd, const struct vfiles_limits *l, ar_error_t *err)
+{
+  return rewrite (dirfd, l, true, err);
 }
 
 /* Limits.  */
@@ -696,28 +710,261 @@ quota_cpus (const struct spec_resources *r)
   return quota / period + (quota % period != 0);
 }
 
+void
+vfiles_limits_set (struct vfiles_limits *l, uint64_t mem_limit, const cpu_set_t *cpus,
+                   uint64_t quota_cpus)
+{
+  uint64_t n = CPU_COUNT (cpus);
+
+  l->mem_limit = mem_limit;
+  l->cpus = *cpus;
+  l->quota_cpus = quota_cpus;
+  if (quota_cpus < n)
+    n = quota_cpus;
+  l->ncpus = 0;
+  for (int c = 0; c < CPU_SETSIZE && l->ncpus < n; c++)
+    if (CPU_ISSET (c, cpus))
+      l->cpu_ids[l->ncpus++] = c;
+  if (l->ncpus == 0)
+    l->cpu_ids[l->ncpus++] = 0;
+}
+
 int
 vfiles_limits_from_spec (const struct spec *s, struct vfiles_limits *l, ar_error_t *err)
 {
   const struct spec_resources *r
       = s->has_linux && s->linux_.has_resources ? &s->linux_.resources : NULL;
+  uint64_t mem = 0;
   cpu_set_t cpus;
-  uint64_t n;
 
   memset (l, 0, sizeof *l);
   if (r && r->has_memory && r->memory.limit.set && r->memory.limit.v > 0)
-    l->mem_limit = (uint64_t) r->memory.limit.v;
+    mem = (uint64_t) r->memory.limit.v;
   if (allowed_cpus (r, &cpus, err) < 0)
     return -1;
-  n = CPU_COUNT (&cpus);
-  if (quota_cpus (r) < n)
-    n = quota_cpus (r);
-  if (n < 1)
-    n = 1;
-  for (int c = 0; c < CPU_SETSIZE && l->ncpus < n; c++)
-    if (CPU_ISSET (c, &cpus))
-      l->cpu_ids[l->ncpus++] = c;
+  vfiles_limits_set (l, mem, &cpus, quota_cpus (r));
   if (clock_gettime (CLOCK_BOOTTIME, &l->boot) < 0)
     return ar_make_error (err, errno, "clock_gettime CLOCK_BOOTTIME");
   return 0;
+}
+
+/* Live limits: the cgroup's files.  */
+
+/* The names of each file, v2's first.  */
+static const char *const cg_names[VCG__N][3] = {
+  [VCG_MEMORY] = { "memory.max", "memory.limit_in_bytes", NULL },
+  [VCG_CPU_MAX] = { "cpu.max", NULL, NULL },
+  [VCG_CFS_QUOTA] = { "cpu.cfs_quota_us", NULL, NULL },
+  [VCG_CFS_PERIOD] = { "cpu.cfs_period_us", NULL, NULL },
+  [VCG_CPUSET] = { "cpuset.cpus.effective", "cpuset.effective_cpus", "cpuset.cpus" },
+};
+
+/* A decimal number that is all of `s` but a trailing newline.  */
+static bool
+whole_u64 (const char *s, uint64_t *v)
+{
+  s = parse_u64 (s, v);
+  return s != NULL && (s[0] == '\0' || (s[0] == '\n' && s[1] == '\0'));
+}
+
+/* "max" or a number of bytes; *v is 0 for none.  */
+static bool
+parse_mem (const char *s, uint64_t *v)
+{
+  if (strcmp (s, "max") == 0 || strcmp (s, "max\n") == 0)
+    {
+      *v = 0;
+      return true;
+    }
+  if (!whole_u64 (s, v))
+    return false;
+  if (*v >= UINT64_C (1) << 62)
+    *v = 0;
+  return true;
+}
+
+/* ceil(quota/period), at least 1.  */
+static uint64_t
+ceil_cpus (uint64_t quota, uint64_t period)
+{
+  uint64_t n = quota / period + (quota % period != 0);
+  return n ? n : 1;
+}
+
+/* cpu.max: "max PERIOD" or "QUOTA PERIOD".  */
+static bool
+parse_cpu_max (const char *s, uint64_t *cpus)
+{
+  uint64_t quota, period;
+  const char *p;
+
+  if (strncmp (s, "max ", 4) == 0)
+    {
+      *cpus = UINT64_MAX;
+      return whole_u64 (s + 4, &period);
+    }
+  p = parse_u64 (s, &quota);
+  if (p == NULL || *p != ' ' || !whole_u64 (p + 1, &period) || period == 0)
+    return false;
+  *cpus = ceil_cpus (quota, period);
+  return true;
+}
+
+/* cpu.cfs_quota_us ("-1": none) and cpu.cfs_period_us (100000 µs without it).  */
+static bool
+parse_cfs (const char *quota_s, const char *period_s, uint64_t *cpus)
+{
+  uint64_t quota, period = 100000;
+
+  if (strcmp (quota_s, "-1") == 0 || strcmp (quota_s, "-1\n") == 0)
+    {
+      *cpus = UINT64_MAX;
+      return true;
+    }
+  if (!whole_u64 (quota_s, &quota)
+      || (period_s != NULL && (!whole_u64 (period_s, &period) || period == 0)))
+    return false;
+  *cpus = ceil_cpus (quota, period);
+  return true;
+}
+
+/* A cpuset list as the kernel writes it; an empty one leaves *set as it is.  */
+static bool
+parse_cpuset (const char *s, cpu_set_t *set)
+{
+  char list[4096];
+  size_t len = strlen (s);
+  cpu_set_t parsed;
+  ar_error_t err = NULL;
+
+  if (len > 0 && s[len - 1] == '\n')
+    len--;
+  if (len == 0)
+    return true;
+  if (len >= sizeof list)
+    return false;
+  memcpy (list, s, len);
+  list[len] = '\0';
+  if (vfiles_parse_cpus (list, &parsed, &err) < 0)
+    {
+      ar_error_release (&err);
+      return false;
+    }
+  *set = parsed;
+  return true;
+}
+
+int
+vfiles_limits_from_cgroup (const struct vfiles_limits *base, const char *const text[VCG__N],
+                           struct vfiles_limits *l, ar_error_t *err)
+{
+  uint64_t mem = base->mem_limit, quota = base->quota_cpus;
+  cpu_set_t cpus = base->cpus;
+  int bad = -1;
+
+  if (text[VCG_MEMORY] && !parse_mem (text[VCG_MEMORY], &mem))
+    bad = VCG_MEMORY;
+  else if (text[VCG_CPU_MAX] && !parse_cpu_max (text[VCG_CPU_MAX], &quota))
+    bad = VCG_CPU_MAX;
+  else if (!text[VCG_CPU_MAX] && text[VCG_CFS_QUOTA]
+           && !parse_cfs (text[VCG_CFS_QUOTA], text[VCG_CFS_PERIOD], &quota))
+    bad = VCG_CFS_QUOTA;
+  else if (text[VCG_CPUSET] && !parse_cpuset (text[VCG_CPUSET], &cpus))
+    bad = VCG_CPUSET;
+  if (bad >= 0)
+    return ar_make_error (err, EINVAL, "the cgroup's %s: cannot parse `%.64s`",
+                          bad == VCG_MEMORY   ? "memory limit"
+                          : bad == VCG_CPUSET ? "cpuset"
+                                              : "CPU quota",
+                          text[bad]);
+  l->boot = base->boot;
+  vfiles_limits_set (l, mem, &cpus, quota);
+  return 0;
+}
+
+bool
+vfiles_limits_same (const struct vfiles_limits *a, const struct vfiles_limits *b)
+{
+  return a->mem_limit == b->mem_limit && a->ncpus == b->ncpus
+         && memcmp (a->cpu_ids, b->cpu_ids, a->ncpus * sizeof a->cpu_ids[0]) == 0;
+}
+
+/* The first of `names` in the first of `dirs` that has it, open for reading; -1 if none.  */
+static int
+open_cg_file (char *const *dirs, const char *const *names)
+{
+  for (; *names; names++)
+    for (char *const *d = dirs; *d; d++)
+      {
+        cleanup_free char *path = xasprintf ("%s/%s", *d, *names);
+        int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd >= 0)
+          return fd;
+      }
+  return -1;
+}
+
+void
+vfiles_live_init (struct vfiles_live *v, const struct vfiles_limits *limits,
+                  char *const *cgroup_dirs)
+{
+  pthread_rwlock_init (&v->lock, NULL);
+  v->now = *limits;
+  v->base = *limits;
+  for (int i = 0; i < VCG__N; i++)
+    v->fd[i] = cgroup_dirs ? open_cg_file (cgroup_dirs, cg_names[i]) : -1;
+}
+
+/* The cgroup's limits now into *l: false when there is no file to read, or one failed.  */
+static bool
+read_live (const struct vfiles_live *v, struct vfiles_limits *l)
+{
+  char buf[8192];
+  const char *text[VCG__N] = { NULL };
+  size_t used = 0;
+  bool any = false;
+  ar_error_t err = NULL;
+
+  for (int i = 0; i < VCG__N; i++)
+    {
+      ssize_t n;
+      if (v->fd[i] < 0)
+        continue;
+      do
+        n = pread (v->fd[i], buf + used, sizeof buf - used - 1, 0);
+      while (n < 0 && errno == EINTR);
+      if (n < 0 || (size_t) n >= sizeof buf - used - 1)
+        return false;
+      buf[used + n] = '\0';
+      text[i] = buf + used;
+      used += n + 1;
+      any = true;
+    }
+  if (!any || vfiles_limits_from_cgroup (&v->base, text, l, &err) < 0)
+    {
+      ar_error_release (&err);
+      return false;
+    }
+  return true;
+}
+
+int
+vfiles_live_tick (struct vfiles_live *v, int dirfd, ar_error_t *err)
+{
+  struct vfiles_limits next;
+
+  if (!read_live (v, &next) || vfiles_limits_same (&next, &v->now))
+    return vfiles_refresh (dirfd, &v->now, err);
+  pthread_rwlock_wrlock (&v->lock);
+  v->now = next;
+  pthread_rwlock_unlock (&v->lock);
+  return vfiles_rewrite_all (dirfd, &v->now, err);
+}
+
+void
+vfiles_live_get (struct vfiles_live *v, struct vfiles_limits *l)
+{
+  pthread_rwlock_rdlock (&v->lock);
+  *l = v->now;
+  pthread_rwlock_unlock (&v->lock);
 }

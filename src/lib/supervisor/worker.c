@@ -336,7 +336,7 @@ setup (const struct supervisor_cfg *c, int init_pidfd, int *ctl, int *sfd, int *
 
   the_sv.id = c->id;
   the_sv.release = c->uname_release;
-  the_sv.limits = *c->limits;
+  vfiles_live_init (&the_sv.limits, c->limits, c->cgroup_dirs);
   the_sv.audit_arch = native_audit_arch ();
   the_sv.nr_cpu_ids = host_nr_cpu_ids ();
   the_sv.cpumask_bytes = host_cpumask_bytes ();
@@ -402,7 +402,7 @@ refresh_vfiles (int tfd)
 
   if (read (tfd, &ticks, sizeof ticks) < 0)
     return;
-  if (vfiles_refresh (the_sv.vfiles_dirfd, &the_sv.limits, &err) < 0)
+  if (vfiles_live_tick (&the_sv.limits, the_sv.vfiles_dirfd, &err) < 0)
     ar_log_error_release (&err);
   sv_audit_tick (&the_sv);
 }

@@ -1,8 +1,9 @@
-/* sched_getaffinity: the CPUs the container is shown (its quota and cpuset, vfiles.c), so that
-   nproc and every thread pool agree with /sys/devices/system/cpu/online.  The kernel's rules
-   are kept: a buffer with fewer bits than the kernel has CPU ids is EINVAL, one not a multiple
-   of a long too, and the return value is the number of bytes written, at most the size of the
-   kernel's cpumask (measured once at start).  */
+/* sched_getaffinity: the CPUs the container is shown (its quota and cpuset as its cgroup has
+   them now, vfiles_live in vfiles.c), so that nproc and every thread pool agree with
+   /sys/devices/system/cpu/online.  The kernel's rules are kept: a buffer with fewer bits than
+   the kernel has CPU ids is EINVAL, one not a multiple of a long too, and the return value is
+   the number of bytes written, at most the size of the kernel's cpumask (measured once at
+   start).  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdint.h>
@@ -17,7 +18,8 @@ sv_handle_affinity (struct sv_call *c)
   size_t len = (uint32_t) c->req->data.args[1];
   size_t ret = len < c->sv->cpumask_bytes ? len : c->sv->cpumask_bytes;
   unsigned char mask[1024 / 8];
-  const struct vfiles_limits *l = &c->sv->limits;
+  struct vfiles_limits live;
+  const struct vfiles_limits *l = &live;
   int r;
 
   if (len * 8 < (size_t) c->sv->nr_cpu_ids || (len & (sizeof (long) - 1)) != 0)
@@ -27,6 +29,7 @@ sv_handle_affinity (struct sv_call *c)
     }
   if (ret > sizeof mask)
     ret = sizeof mask;
+  vfiles_live_get (&c->sv->limits, &live);
   memset (mask, 0, sizeof mask);
   for (unsigned i = 0; i < l->ncpus; i++)
     if (l->cpu_ids[i] >= 0 && (size_t) l->cpu_ids[i] < ret * 8)

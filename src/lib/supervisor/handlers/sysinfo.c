@@ -1,5 +1,6 @@
-/* sysinfo: memory as the container's limit shows it and uptime since the container was
-   created, consistent with the virtual /proc/meminfo and /proc/uptime (vfiles.c).  */
+/* sysinfo: memory as the container's limit shows it (its cgroup's now, vfiles_live) and uptime
+   since the container was created, consistent with the virtual /proc/meminfo and /proc/uptime
+   (vfiles.c).  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <string.h>
@@ -41,6 +42,7 @@ apply_limits (struct sysinfo *si, const struct vfiles_limits *l)
 void
 sv_handle_sysinfo (struct sv_call *c)
 {
+  struct vfiles_limits l;
   struct sysinfo si;
   int r;
 
@@ -49,7 +51,8 @@ sv_handle_sysinfo (struct sv_call *c)
       sv_reply_error (c, errno);
       return;
     }
-  apply_limits (&si, &c->sv->limits);
+  vfiles_live_get (&c->sv->limits, &l);
+  apply_limits (&si, &l);
   r = sv_mem_write (c, c->req->data.args[0], &si, sizeof si);
   if (r < 0)
     sv_reply_error (c, r == -ENOENT ? EINTR : EFAULT);
