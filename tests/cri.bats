@@ -25,9 +25,9 @@ setup_file() {
   export CRI_AGENTRT CRI_TMP CRI_CGPARENT
   mkdir -p "$CRI_TMP/img/pause"
   gcc -static -O2 -o "$CRI_TMP/img/pause/pause" "$BATS_TEST_DIRNAME/pause/pause.c"
-  oci_image_archive "$CRI_TMP/img/pause" "$PAUSE_IMAGE" "$CRI_TMP/img/pause.tar" '["/pause"]'
+  oci_image_from_rootfs "$CRI_TMP/img/pause" "$CRI_TMP/img/pause.tar" "$PAUSE_IMAGE" /pause
   rootfs_busybox "$CRI_TMP/img/busybox"
-  oci_image_archive "$CRI_TMP/img/busybox" "$BUSYBOX_IMAGE" "$CRI_TMP/img/busybox.tar"
+  oci_image_from_rootfs "$CRI_TMP/img/busybox" "$CRI_TMP/img/busybox.tar" "$BUSYBOX_IMAGE"
   CRI_SANDBOX_IMAGE=$PAUSE_IMAGE cri_start "$CRI_TMP/c" "$CRI_AGENTRT"
   export CRI_DIR CRI_PID
   ctr_cri images import "$CRI_TMP/img/pause.tar" >/dev/null

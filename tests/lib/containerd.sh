@@ -1,5 +1,6 @@
-# A private containerd 1.6 for the engine tests, and OCI images built from a local rootfs.
-# Source this file (after helpers.bash).  Typical use in a bats file:
+# A private containerd 1.6 for the engine tests (tests/containerd.bats, and tests/cri.bats through
+# tests/lib/cri.sh), and OCI images built from a local rootfs (tests/lib/oci_image.sh, sourced
+# here).  Source this file (after helpers.bash).  Typical use in a bats file:
 #
 #   setup_file()    { containerd_start; export CTRD_DIR CTRD_SOCK CTRD_PID CTRD_NS; }
 #   teardown_file() { containerd_stop; }
@@ -24,6 +25,8 @@
 # containerd_stop: deletes what is left in CTRD_NS (tasks, containers, images), stops
 # containerd by pid, kills the shims it started (found by their -address, which is our private
 # socket) and the processes left in CTRD_NS's cgroups, removes those cgroups and CTRD_DIR.
+
+source "${BASH_SOURCE[0]%/*}/oci_image.sh"
 
 CTRD_READY_TIMEOUT=${CTRD_READY_TIMEOUT:-30}
 
@@ -185,54 +188,4 @@ containerd_stop() {
   rm -rf "$CTRD_DIR"
   CTRD_DIR='' CTRD_PID=
   return 0
-}
-
-# oci_image_from_rootfs ROOTFS OUT.tar REF [CMD...]: an OCI image layout tarball of ROOTFS
-# (one layer), written by hand as `ctr image import` reads it: oci-layout, index.json, and the
-# layer, config and manifest blobs named by their sha256.  REF (e.g.
-# docker.io/library/busybox:agentrt) is recorded both as io.containerd.image.name and as
-# org.opencontainers.image.ref.name.  Deterministic: the same ROOTFS gives the same digests.
-oci_image_from_rootfs() {
-  local rootfs=$1 out=$2 ref=$3
-  shift 3
-  local cmd='["/bin/sh"]' arch tmp blobs diff_id layer_digest layer_size cfg cfg_digest man man_digest
-  [ $# -eq 0 ] || cmd=$(jq -cn '$ARGS.positional' --args "$@")
-  arch=$(dpkg --print-architecture 2>/dev/null || uname -m)
-  tmp=$(mktemp -d "${BATS_RUN_TMPDIR:-/tmp}/oci.XXXXXX")
-  blobs=$tmp/blobs/sha256
-  mkdir -p "$blobs"
-  tar -C "$rootfs" --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner \
-    -cf "$tmp/layer.tar" . || return 1
-  diff_id=$(sha256sum "$tmp/layer.tar" | cut -d' ' -f1)
-  gzip -n "$tmp/layer.tar"
-  layer_digest=$(sha256sum "$tmp/layer.tar.gz" | cut -d' ' -f1)
-  layer_size=$(stat -c %s "$tmp/layer.tar.gz")
-  mv "$tmp/layer.tar.gz" "$blobs/$layer_digest"
-  cfg=$(jq -cn --arg arch "$arch" --arg diff "sha256:$diff_id" --argjson cmd "$cmd" '{
-    architecture: $arch, os: "linux", created: "1970-01-01T00:00:00Z",
-    config: {Env: ["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"],
-             Cmd: $cmd, WorkingDir: "/"},
-    rootfs: {type: "layers", diff_ids: [$diff]},
-    history: [{created: "1970-01-01T00:00:00Z", created_by: "tests/lib/containerd.sh"}]}')
-  printf '%s' "$cfg" >"$tmp/blob"
-  cfg_digest=$(sha256sum "$tmp/blob" | cut -d' ' -f1)
-  mv "$tmp/blob" "$blobs/$cfg_digest"
-  man=$(jq -cn --arg c "sha256:$cfg_digest" --argjson cs "${#cfg}" \
-    --arg l "sha256:$layer_digest" --argjson ls "$layer_size" '{
-    schemaVersion: 2, mediaType: "application/vnd.oci.image.manifest.v1+json",
-    config: {mediaType: "application/vnd.oci.image.config.v1+json", digest: $c, size: $cs},
-    layers: [{mediaType: "application/vnd.oci.image.layer.v1.tar+gzip", digest: $l, size: $ls}]}')
-  printf '%s' "$man" >"$tmp/blob"
-  man_digest=$(sha256sum "$tmp/blob" | cut -d' ' -f1)
-  mv "$tmp/blob" "$blobs/$man_digest"
-  jq -cn --arg m "sha256:$man_digest" --argjson ms "${#man}" --arg ref "$ref" --arg arch "$arch" '{
-    schemaVersion: 2, mediaType: "application/vnd.oci.image.index.v1+json",
-    manifests: [{mediaType: "application/vnd.oci.image.manifest.v1+json", digest: $m, size: $ms,
-                 platform: {architecture: $arch, os: "linux"},
-                 annotations: {"io.containerd.image.name": $ref,
-                               "org.opencontainers.image.ref.name": $ref}}]}' >"$tmp/index.json"
-  echo '{"imageLayoutVersion":"1.0.0"}' >"$tmp/oci-layout"
-  tar -C "$tmp" --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner \
-    -cf "$out" oci-layout index.json blobs || return 1
-  rm -rf "$tmp"
 }
