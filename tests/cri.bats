@@ -1,13 +1,14 @@
 #!/usr/bin/env bats
 # Kubernetes RuntimeClass through containerd 1.6's CRI plugin: the calls a kubelet makes for a
 # pod with `runtimeClassName: agentrt`, against a private containerd whose handler `agentrt` is
-# agentrt (contrib/kubernetes/containerd-agentrt.toml) and whose handler `runc` is the control.
+# agentrt (contrib/kubernetes/containerd-agentrt.toml) and whose handler `runc` is the control;
+# it runs in its own mount namespace with a private /run (tests/lib/containerd.sh, through
+# tests/lib/cri.sh), so the shims' sockets never touch the host's /run/containerd/s.
 # Images are built here (tests/pause/pause.c, a busybox rootfs) and imported: no registry.
 # Pods use the node's network (hostNetwork): no CNI network exists on this machine, and a pod
 # network namespace is set up by CNI only (containerd's RunPodSandbox fails without one).
 
 load helpers
-source "$BATS_TEST_DIRNAME/lib/oci_image.sh"
 source "$BATS_TEST_DIRNAME/lib/cri.sh"
 
 PAUSE_IMAGE=localhost/agentrt-test/pause:1
@@ -29,9 +30,9 @@ setup_file() {
   rootfs_busybox "$CRI_TMP/img/busybox"
   oci_image_from_rootfs "$CRI_TMP/img/busybox" "$CRI_TMP/img/busybox.tar" "$BUSYBOX_IMAGE"
   CRI_SANDBOX_IMAGE=$PAUSE_IMAGE cri_start "$CRI_TMP/c" "$CRI_AGENTRT"
-  export CRI_DIR CRI_PID
-  ctr_cri images import "$CRI_TMP/img/pause.tar" >/dev/null
-  ctr_cri images import "$CRI_TMP/img/busybox.tar" >/dev/null
+  export CTRD_DIR CTRD_SOCK CTRD_PID CTRD_NS
+  ctr_ images import "$CRI_TMP/img/pause.tar" >/dev/null
+  ctr_ images import "$CRI_TMP/img/busybox.tar" >/dev/null
 }
 
 teardown_file() {
@@ -50,14 +51,14 @@ SERVER_PIDS=()
 teardown() {
   local p
   for p in "${SERVER_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  [ -n "${CRI_DIR:-}" ] && cri cleanup >/dev/null 2>&1 || true
+  [ -n "${CTRD_DIR:-}" ] && cri cleanup >/dev/null 2>&1 || true
 }
 
 # The runtime behind a handler, with the --root the shim gives it.
 rt() {
   case $HANDLER in
-    agentrt) "$CRI_AGENTRT" --root "$CRI_DIR/agentrt-root/$CRI_NS" "$@" ;;
-    runc) runc --root "$CRI_DIR/runc-root/$CRI_NS" "$@" ;;
+    agentrt) "$CRI_AGENTRT" --root "$CTRD_DIR/agentrt-root/$CTRD_NS" "$@" ;;
+    runc) runc --root "$CTRD_DIR/runc-root/$CTRD_NS" "$@" ;;
   esac
 }
 
@@ -70,7 +71,7 @@ run_pod() {
   uid=$(cat /proc/sys/kernel/random/uuid)
   for a in "$@"; do args+=(--annotation "$a"); done
   POD_CONFIG="$CRI_TMP/$name-$uid.pod"
-  POD_LOGDIR=$CRI_DIR/logs/$uid
+  POD_LOGDIR=$CTRD_DIR/logs/$uid
   mkdir -p "$POD_LOGDIR"
   run cri runp --handler "$HANDLER" --name "$name" --uid "$uid" --namespace agentrt-test \
     --log-dir "$POD_LOGDIR" --cgroup-parent "/$CRI_CGPARENT" --save "$POD_CONFIG" "${args[@]}"
@@ -84,6 +85,12 @@ run_pod() {
   [ "$(jq -r .status <<<"$output")" = running ]
   POD_PID=$(jq -r .pid <<<"$output")
   [ "$(cat "/proc/$POD_PID/comm")" = pause ]
+  # Its shim's socket is in containerd's private /run, never in the host's.
+  local sock
+  sock=$(containerd_shim_socket "$POD")
+  [ "$(cat "$CTRD_DIR/state/io.containerd.runtime.v2.task/$CTRD_NS/$POD/address")" = "unix://$sock" ]
+  [ -S "/proc/$CTRD_PID/root$sock" ]
+  [ ! -e "$sock" ]
 }
 
 # create_container NAME MEMORY ARGS…: CreateContainer + StartContainer of the busybox image in
@@ -134,16 +141,18 @@ remove_pod() {
   for id in "${ids[@]}"; do
     echo "checking $id" >&2
     # The runtime's state directory.
-    [ ! -e "$CRI_DIR/agentrt-root/$CRI_NS/$id" ]
-    [ ! -e "$CRI_DIR/runc-root/$CRI_NS/$id" ]
+    [ ! -e "$CTRD_DIR/agentrt-root/$CTRD_NS/$id" ]
+    [ ! -e "$CTRD_DIR/runc-root/$CTRD_NS/$id" ]
     # The rootfs overlays and the sandbox's /dev/shm.
-    [ -z "$(cri_mounts | grep -F "$id")" ]
+    [ -z "$(containerd_mounts_under "$CTRD_DIR" | grep -F "$id")" ]
     # Cgroups, in every hierarchy.
     [ -z "$(find /sys/fs/cgroup -maxdepth 4 -type d -name "$id" 2>/dev/null)" ]
-    # The shim.
-    for p in $(cri_shims); do
+    # The shim, and its socket (in containerd's /run; the host's never had it).
+    for p in $(containerd_shim_pids); do
       [ -z "$(tr '\0' ' ' <"/proc/$p/cmdline" | grep -F -- "-id $id ")" ]
     done
+    [ ! -e "/proc/$CTRD_PID/root$(containerd_shim_socket "$id")" ]
+    [ ! -e "$(containerd_shim_socket "$id")" ]
   done
   # (`! cmd` would not fail a bats test here: errexit ignores it.)
   for p in "${PIDS[@]}"; do
@@ -153,7 +162,7 @@ remove_pod() {
     fi
   done
   # agentrt's supervisors (named agentrt-watch/agentrt-sv, their command line names the root).
-  ROOT=$CRI_DIR/agentrt-root/$CRI_NS
+  ROOT=$CTRD_DIR/agentrt-root/$CTRD_NS
   [ "$(supervisors_left)" -eq 0 ]
 }
 
@@ -308,11 +317,11 @@ pod_bad_annotation() {
   [[ "$output" == *"annotation io.agentrt.timeout: \`ten\`: expected a duration"* ]]
   # containerd keeps no sandbox of a failed RunPodSandbox, agentrt no state, nothing is mounted.
   [ -z "$(cri listp)" ]
-  n=$(find "$CRI_DIR/agentrt-root/$CRI_NS" -mindepth 1 -maxdepth 1 | wc -l)
+  n=$(find "$CTRD_DIR/agentrt-root/$CTRD_NS" -mindepth 1 -maxdepth 1 | wc -l)
   [ "$n" -eq 0 ]
-  [ -z "$(cri_mounts)" ]
+  [ -z "$(containerd_mounts_under "$CTRD_DIR")" ]
   [ -z "$(find /sys/fs/cgroup -maxdepth 2 -path "*/$CRI_CGPARENT/*" -type d 2>/dev/null)" ]
-  ROOT=$CRI_DIR/agentrt-root/$CRI_NS
+  ROOT=$CTRD_DIR/agentrt-root/$CTRD_NS
   [ "$(supervisors_left)" -eq 0 ]
 }
 

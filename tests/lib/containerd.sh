@@ -6,15 +6,18 @@
 #   teardown_file() { containerd_stop; }
 #   ...             ctr_ run --runc-binary "$AGENTRT" --runc-root "$CTRD_DIR/agentrt" ...
 #
-# containerd_start [--cri] [--ns NAME] [--config-extra TOML]
+# containerd_start [--cri] [--ns NAME] [--dir DIR] [--config-extra TOML]
 #   --cri             keep the CRI plugin (io.containerd.grpc.v1.cri); disabled by default.
 #   --ns NAME         the containerd namespace ctr_ uses (default: ctrtest-PID, unique per run,
 #                     so the cgroup parent /sys/fs/cgroup/*/NAME that ctr's default
 #                     cgroupsPath (/NS/ID) makes is ours to remove in containerd_stop; a
 #                     parent that existed before containerd_start is never touched).
+#   --dir DIR         the private tree (created if missing; containerd_stop removes it), for a
+#                     caller whose --config-extra names paths in it; default: a new directory
+#                     under BATS_RUN_TMPDIR.
 #   --config-extra T  TOML appended to the generated config.toml (e.g. the CRI plugin's
-#                     runtimes); may be given more than once.  Every path in it should be under
-#                     $CTRD_DIR, which is set before the config is written.
+#                     section and runtimes, tests/lib/cri.sh); may be given more than once.
+#                     Every path in it should be under DIR.
 # The default snapshotter (overlayfs) is used, for ctr as for CRI.
 # Sets CTRD_DIR (the private tree: root/, state/, containerd.sock, config.toml, containerd.log,
 # fifo/ for ctr's --fifo-dir), CTRD_SOCK, CTRD_PID, CTRD_NS.  containerd runs in its own mount
@@ -34,12 +37,13 @@ CTRD_READY_TIMEOUT=${CTRD_READY_TIMEOUT:-30}
 ctr_() { command ctr --address "$CTRD_SOCK" --namespace "$CTRD_NS" "$@"; }
 
 containerd_start() {
-  local cri=0 extra=() disabled
+  local cri=0 extra=() disabled dir=
   CTRD_NS=ctrtest-$$
   while [ $# -gt 0 ]; do
     case $1 in
       --cri) cri=1 ;;
       --ns) CTRD_NS=$2; shift ;;
+      --dir) dir=$2; shift ;;
       --config-extra) extra+=("$2"); shift ;;
       *) echo "containerd_start: unknown option $1" >&2; return 1 ;;
     esac
@@ -54,7 +58,12 @@ containerd_start() {
     echo "containerd not found: install containerd" >&2
     return 1
   fi
-  CTRD_DIR=$(mktemp -d "${BATS_RUN_TMPDIR:-/tmp}/containerd.XXXXXX")
+  if [ -n "$dir" ]; then
+    mkdir -p "$dir" || return 1
+    CTRD_DIR=$dir
+  else
+    CTRD_DIR=$(mktemp -d "${BATS_RUN_TMPDIR:-/tmp}/containerd.XXXXXX") || return 1
+  fi
   chmod 0711 "$CTRD_DIR"
   CTRD_SOCK=$CTRD_DIR/containerd.sock
   mkdir -p "$CTRD_DIR/root" "$CTRD_DIR/state" "$CTRD_DIR/fifo"
@@ -129,6 +138,13 @@ containerd_shim_pids() {
     case $(cat "$p/comm" 2>/dev/null) in containerd-shim*) ;; *) continue ;; esac
     tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -qF -- " $CTRD_SOCK " && echo "${p#/proc/}"
   done
+}
+
+# containerd_shim_socket ID: the socket of the shim of task ID in CTRD_NS, as containerd 1.6
+# names it (/run/containerd/s/<sha256 of CTRD_SOCK/CTRD_NS/ID>): in containerd's private /run,
+# /proc/CTRD_PID/root/run on the host; the host's /run/containerd/s never has it.
+containerd_shim_socket() {
+  echo "/run/containerd/s/$(printf '%s' "$CTRD_SOCK/$CTRD_NS/$1" | sha256sum | cut -d' ' -f1)"
 }
 
 # containerd_mounts_under DIR: mount points at or below DIR in containerd's mount namespace
