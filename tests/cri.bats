@@ -49,8 +49,7 @@ SERVER_PIDS=()
 
 # A failed test leaves its pod: removed here, so that the next test starts from none.
 teardown() {
-  local p
-  for p in "${SERVER_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  servers_stop
   [ -n "${CTRD_DIR:-}" ] && cri cleanup >/dev/null 2>&1 || true
 }
 
@@ -162,8 +161,7 @@ remove_pod() {
     fi
   done
   # agentrt's supervisors (named agentrt-watch/agentrt-sv, their command line names the root).
-  ROOT=$CTRD_DIR/agentrt-root/$CTRD_NS
-  [ "$(supervisors_left)" -eq 0 ]
+  [ "$(supervisors_left "$CTRD_DIR/agentrt-root/$CTRD_NS")" -eq 0 ]
 }
 
 # The lifecycle of one pod, as the kubelet drives it.
@@ -175,7 +173,7 @@ pod_lifecycle() {
   # (pod_annotations), runc's does not.
   if [ "$handler" = agentrt ]; then
     [ "$(rt state "$POD" | jq -r '.annotations["io.agentrt.timeout"]')" = 10m ]
-    [ "$(supervisors_left_for "$POD")" -ge 1 ]
+    [ "$(supervisors_left "$POD")" -ge 1 ]
   else
     [ "$(rt state "$POD" | jq -r '.annotations["io.agentrt.timeout"]')" = null ]
   fi
@@ -239,20 +237,6 @@ pod_lifecycle() {
   run cri rm "$job"
   [ "$status" -eq 0 ]
   remove_pod "$app" "$job"
-}
-
-# supervisors_left_for ID: live agentrt supervisors whose command line names container ID.
-supervisors_left_for() {
-  local p n=0
-  for p in /proc/[0-9]*; do
-    case $(cat "$p/comm" 2>/dev/null) in
-      agentrt-watch | agentrt-sv) ;;
-      *) continue ;;
-    esac
-    proc_alive "${p#/proc/}" || continue
-    tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "$1" && n=$((n + 1))
-  done
-  echo "$n"
 }
 
 # A pod whose annotation io.agentrt.timeout gives it a deadline: under agentrt its workload is
@@ -321,31 +305,7 @@ pod_bad_annotation() {
   [ "$n" -eq 0 ]
   [ -z "$(containerd_mounts_under "$CTRD_DIR")" ]
   [ -z "$(find /sys/fs/cgroup -maxdepth 2 -path "*/$CRI_CGPARENT/*" -type d 2>/dev/null)" ]
-  ROOT=$CTRD_DIR/agentrt-root/$CTRD_NS
-  [ "$(supervisors_left)" -eq 0 ]
-}
-
-# serve TAG: a TCP server on the host's 127.0.0.1, on a port it picks (PORT), answering each
-# connection with TAG; killed by pid in teardown.
-serve() {
-  local portfile=$CRI_TMP/port.$RANDOM i
-  "$CRI_PYTHON" - "$1" "$portfile" <<'PY' &
-import os, socket, sys
-tag, portfile = sys.argv[1].encode(), sys.argv[2]
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-s.listen(16)
-with open(portfile + ".tmp", "w") as f:
-    f.write(str(s.getsockname()[1]))
-os.rename(portfile + ".tmp", portfile)
-while True:
-    c, _ = s.accept()
-    c.sendall(tag + b"\n")
-    c.close()
-PY
-  SERVER_PIDS+=($!)
-  for ((i = 0; i < 50; i++)); do [ -s "$portfile" ] && break; sleep 0.1; done
-  PORT=$(cat "$portfile")
+  [ "$(supervisors_left "$CTRD_DIR/agentrt-root/$CTRD_NS")" -eq 0 ]
 }
 
 # A pod with io.agentrt.net.allow: under agentrt it has loopback only and reaches the one
@@ -364,7 +324,7 @@ pod_egress() {
   run cri exec-sync "$c" nc 127.0.0.1 "$allowed"
   echo "$output" >&2
   [ "$status" -eq 0 ]
-  [ "$output" = allowed-endpoint ]
+  [ "$output" = allowed-endpoint: ]
   run cri exec-sync "$c" ls /sys/class/net
   if [ "$handler" = agentrt ]; then
     [ "$output" = lo ]
@@ -375,10 +335,10 @@ pod_egress() {
   echo "$output" >&2
   if [ "$handler" = agentrt ]; then
     [ "$status" -ne 0 ]
-    [ "$output" != other-endpoint ]
+    [ "$output" != other-endpoint: ]
   else
     [ "$status" -eq 0 ]
-    [ "$output" = other-endpoint ]
+    [ "$output" = other-endpoint: ]
   fi
   run cri stop "$c"
   [ "$status" -eq 0 ]
