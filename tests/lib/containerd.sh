@@ -113,6 +113,12 @@ EOF
     'mount -t tmpfs -o mode=0755 agentrt-ctrd-run /run && exec containerd --config "$1"' \
     sh "$CTRD_DIR/config.toml" </dev/null >"$CTRD_DIR/containerd.log" 2>&1 3>&- &
   CTRD_PID=$!
+  containerd_wait command ctr --address "$CTRD_SOCK" version
+}
+
+# containerd_wait CMD...: polls CMD (a client call) until it succeeds, CTRD_READY_TIMEOUT s at
+# most; fails with the end of containerd's log if it does not, or if containerd exits.
+containerd_wait() {
   local i
   for ((i = 0; i < CTRD_READY_TIMEOUT * 10; i++)); do
     if ! kill -0 "$CTRD_PID" 2>/dev/null; then
@@ -120,10 +126,10 @@ EOF
       tail -n 20 "$CTRD_DIR/containerd.log" >&2
       return 1
     fi
-    command ctr --address "$CTRD_SOCK" version >/dev/null 2>&1 && return 0
+    "$@" >/dev/null 2>&1 && return 0
     sleep 0.1
   done
-  echo "containerd did not answer on $CTRD_SOCK within ${CTRD_READY_TIMEOUT}s; its log:" >&2
+  echo "containerd: no answer to \`$*\` on $CTRD_SOCK within ${CTRD_READY_TIMEOUT}s; its log:" >&2
   tail -n 20 "$CTRD_DIR/containerd.log" >&2
   return 1
 }

@@ -55,7 +55,7 @@ EOF
 # cri_start DIR AGENTRT: containerd_start --cri on DIR (CRI_SANDBOX_IMAGE is the pause image),
 # then waits until its CRI answers.  Sets CTRD_DIR, CTRD_SOCK, CTRD_PID, CTRD_NS (k8s.io).
 cri_start() {
-  local dir=$1 agentrt=$2 i
+  local dir=$1 agentrt=$2
   mkdir -p "$dir"/{cni/bin,cni/net.d,logs,runc-root,agentrt-root} || return 1
   containerd_start --cri --ns k8s.io --dir "$dir" --config-extra \
     "$(cri_config "$dir" "$agentrt" "${CRI_SANDBOX_IMAGE:-localhost/agentrt-test/pause:1}")" ||
@@ -63,14 +63,7 @@ cri_start() {
   # The pods' cgroups are under the cgroup parent the test gives them; /NS/ID, where ctr would
   # put a container, is not used, and k8s.io is no namespace of ours alone to clean.
   CTRD_CG_OWNED=0
-  for ((i = 0; i < 200; i++)); do
-    cri version >/dev/null 2>&1 && return 0
-    kill -0 "$CTRD_PID" 2>/dev/null || break
-    sleep 0.1
-  done
-  echo "containerd's CRI did not answer; its log:" >&2
-  tail -n 30 "$CTRD_DIR/containerd.log" >&2
-  return 1
+  containerd_wait cri version
 }
 
 # cri_stop: removes every pod left (a failed test's) through CRI, then deletes with its runtime
