@@ -1,13 +1,14 @@
 #!/usr/bin/env bats
 # Kubernetes RuntimeClass through containerd 1.6's CRI plugin: the calls a kubelet makes for a
 # pod with `runtimeClassName: agentrt`, against a private containerd whose handler `agentrt` is
-# agentrt (contrib/kubernetes/containerd-agentrt.toml) and whose handler `runc` is the control.
+# agentrt (contrib/kubernetes/containerd-agentrt.toml) and whose handler `runc` is the control;
+# it runs in its own mount namespace with a private /run (tests/lib/containerd.sh, through
+# tests/lib/cri.sh), so the shims' sockets never touch the host's /run/containerd/s.
 # Images are built here (tests/pause/pause.c, a busybox rootfs) and imported: no registry.
 # Pods use the node's network (hostNetwork): no CNI network exists on this machine, and a pod
 # network namespace is set up by CNI only (containerd's RunPodSandbox fails without one).
 
 load helpers
-source "$BATS_TEST_DIRNAME/lib/oci_image.sh"
 source "$BATS_TEST_DIRNAME/lib/cri.sh"
 
 PAUSE_IMAGE=localhost/agentrt-test/pause:1
@@ -25,13 +26,13 @@ setup_file() {
   export CRI_AGENTRT CRI_TMP CRI_CGPARENT
   mkdir -p "$CRI_TMP/img/pause"
   gcc -static -O2 -o "$CRI_TMP/img/pause/pause" "$BATS_TEST_DIRNAME/pause/pause.c"
-  oci_image_archive "$CRI_TMP/img/pause" "$PAUSE_IMAGE" "$CRI_TMP/img/pause.tar" '["/pause"]'
+  oci_image_from_rootfs "$CRI_TMP/img/pause" "$CRI_TMP/img/pause.tar" "$PAUSE_IMAGE" /pause
   rootfs_busybox "$CRI_TMP/img/busybox"
-  oci_image_archive "$CRI_TMP/img/busybox" "$BUSYBOX_IMAGE" "$CRI_TMP/img/busybox.tar"
+  oci_image_from_rootfs "$CRI_TMP/img/busybox" "$CRI_TMP/img/busybox.tar" "$BUSYBOX_IMAGE"
   CRI_SANDBOX_IMAGE=$PAUSE_IMAGE cri_start "$CRI_TMP/c" "$CRI_AGENTRT"
-  export CRI_DIR CRI_PID
-  ctr_cri images import "$CRI_TMP/img/pause.tar" >/dev/null
-  ctr_cri images import "$CRI_TMP/img/busybox.tar" >/dev/null
+  export CTRD_DIR CTRD_SOCK CTRD_PID CTRD_NS
+  ctr_ images import "$CRI_TMP/img/pause.tar" >/dev/null
+  ctr_ images import "$CRI_TMP/img/busybox.tar" >/dev/null
 }
 
 teardown_file() {
@@ -48,16 +49,15 @@ SERVER_PIDS=()
 
 # A failed test leaves its pod: removed here, so that the next test starts from none.
 teardown() {
-  local p
-  for p in "${SERVER_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  [ -n "${CRI_DIR:-}" ] && cri cleanup >/dev/null 2>&1 || true
+  servers_stop
+  [ -n "${CTRD_DIR:-}" ] && cri cleanup >/dev/null 2>&1 || true
 }
 
 # The runtime behind a handler, with the --root the shim gives it.
 rt() {
   case $HANDLER in
-    agentrt) "$CRI_AGENTRT" --root "$CRI_DIR/agentrt-root/$CRI_NS" "$@" ;;
-    runc) runc --root "$CRI_DIR/runc-root/$CRI_NS" "$@" ;;
+    agentrt) "$CRI_AGENTRT" --root "$CTRD_DIR/agentrt-root/$CTRD_NS" "$@" ;;
+    runc) runc --root "$CTRD_DIR/runc-root/$CTRD_NS" "$@" ;;
   esac
 }
 
@@ -70,7 +70,7 @@ run_pod() {
   uid=$(cat /proc/sys/kernel/random/uuid)
   for a in "$@"; do args+=(--annotation "$a"); done
   POD_CONFIG="$CRI_TMP/$name-$uid.pod"
-  POD_LOGDIR=$CRI_DIR/logs/$uid
+  POD_LOGDIR=$CTRD_DIR/logs/$uid
   mkdir -p "$POD_LOGDIR"
   run cri runp --handler "$HANDLER" --name "$name" --uid "$uid" --namespace agentrt-test \
     --log-dir "$POD_LOGDIR" --cgroup-parent "/$CRI_CGPARENT" --save "$POD_CONFIG" "${args[@]}"
@@ -84,6 +84,12 @@ run_pod() {
   [ "$(jq -r .status <<<"$output")" = running ]
   POD_PID=$(jq -r .pid <<<"$output")
   [ "$(cat "/proc/$POD_PID/comm")" = pause ]
+  # Its shim's socket is in containerd's private /run, never in the host's.
+  local sock
+  sock=$(containerd_shim_socket "$POD")
+  [ "$(cat "$CTRD_DIR/state/io.containerd.runtime.v2.task/$CTRD_NS/$POD/address")" = "unix://$sock" ]
+  [ -S "/proc/$CTRD_PID/root$sock" ]
+  [ ! -e "$sock" ]
 }
 
 # create_container NAME MEMORY ARGS…: CreateContainer + StartContainer of the busybox image in
@@ -134,16 +140,18 @@ remove_pod() {
   for id in "${ids[@]}"; do
     echo "checking $id" >&2
     # The runtime's state directory.
-    [ ! -e "$CRI_DIR/agentrt-root/$CRI_NS/$id" ]
-    [ ! -e "$CRI_DIR/runc-root/$CRI_NS/$id" ]
+    [ ! -e "$CTRD_DIR/agentrt-root/$CTRD_NS/$id" ]
+    [ ! -e "$CTRD_DIR/runc-root/$CTRD_NS/$id" ]
     # The rootfs overlays and the sandbox's /dev/shm.
-    [ -z "$(cri_mounts | grep -F "$id")" ]
+    [ -z "$(containerd_mounts_under "$CTRD_DIR" | grep -F "$id")" ]
     # Cgroups, in every hierarchy.
     [ -z "$(find /sys/fs/cgroup -maxdepth 4 -type d -name "$id" 2>/dev/null)" ]
-    # The shim.
-    for p in $(cri_shims); do
+    # The shim, and its socket (in containerd's /run; the host's never had it).
+    for p in $(containerd_shim_pids); do
       [ -z "$(tr '\0' ' ' <"/proc/$p/cmdline" | grep -F -- "-id $id ")" ]
     done
+    [ ! -e "/proc/$CTRD_PID/root$(containerd_shim_socket "$id")" ]
+    [ ! -e "$(containerd_shim_socket "$id")" ]
   done
   # (`! cmd` would not fail a bats test here: errexit ignores it.)
   for p in "${PIDS[@]}"; do
@@ -153,8 +161,7 @@ remove_pod() {
     fi
   done
   # agentrt's supervisors (named agentrt-watch/agentrt-sv, their command line names the root).
-  ROOT=$CRI_DIR/agentrt-root/$CRI_NS
-  [ "$(supervisors_left)" -eq 0 ]
+  [ "$(supervisors_left "$CTRD_DIR/agentrt-root/$CTRD_NS")" -eq 0 ]
 }
 
 # The lifecycle of one pod, as the kubelet drives it.
@@ -166,7 +173,7 @@ pod_lifecycle() {
   # (pod_annotations), runc's does not.
   if [ "$handler" = agentrt ]; then
     [ "$(rt state "$POD" | jq -r '.annotations["io.agentrt.timeout"]')" = 10m ]
-    [ "$(supervisors_left_for "$POD")" -ge 1 ]
+    [ "$(supervisors_left "$POD")" -ge 1 ]
   else
     [ "$(rt state "$POD" | jq -r '.annotations["io.agentrt.timeout"]')" = null ]
   fi
@@ -232,20 +239,6 @@ pod_lifecycle() {
   remove_pod "$app" "$job"
 }
 
-# supervisors_left_for ID: live agentrt supervisors whose command line names container ID.
-supervisors_left_for() {
-  local p n=0
-  for p in /proc/[0-9]*; do
-    case $(cat "$p/comm" 2>/dev/null) in
-      agentrt-watch | agentrt-sv) ;;
-      *) continue ;;
-    esac
-    proc_alive "${p#/proc/}" || continue
-    tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "$1" && n=$((n + 1))
-  done
-  echo "$n"
-}
-
 # A pod whose annotation io.agentrt.timeout gives it a deadline: under agentrt its workload is
 # killed when it passes, and the reason recorded; runc knows no such annotation.
 pod_deadline() {
@@ -308,35 +301,11 @@ pod_bad_annotation() {
   [[ "$output" == *"annotation io.agentrt.timeout: \`ten\`: expected a duration"* ]]
   # containerd keeps no sandbox of a failed RunPodSandbox, agentrt no state, nothing is mounted.
   [ -z "$(cri listp)" ]
-  n=$(find "$CRI_DIR/agentrt-root/$CRI_NS" -mindepth 1 -maxdepth 1 | wc -l)
+  n=$(find "$CTRD_DIR/agentrt-root/$CTRD_NS" -mindepth 1 -maxdepth 1 | wc -l)
   [ "$n" -eq 0 ]
-  [ -z "$(cri_mounts)" ]
+  [ -z "$(containerd_mounts_under "$CTRD_DIR")" ]
   [ -z "$(find /sys/fs/cgroup -maxdepth 2 -path "*/$CRI_CGPARENT/*" -type d 2>/dev/null)" ]
-  ROOT=$CRI_DIR/agentrt-root/$CRI_NS
-  [ "$(supervisors_left)" -eq 0 ]
-}
-
-# serve TAG: a TCP server on the host's 127.0.0.1, on a port it picks (PORT), answering each
-# connection with TAG; killed by pid in teardown.
-serve() {
-  local portfile=$CRI_TMP/port.$RANDOM i
-  "$CRI_PYTHON" - "$1" "$portfile" <<'PY' &
-import os, socket, sys
-tag, portfile = sys.argv[1].encode(), sys.argv[2]
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-s.listen(16)
-with open(portfile + ".tmp", "w") as f:
-    f.write(str(s.getsockname()[1]))
-os.rename(portfile + ".tmp", portfile)
-while True:
-    c, _ = s.accept()
-    c.sendall(tag + b"\n")
-    c.close()
-PY
-  SERVER_PIDS+=($!)
-  for ((i = 0; i < 50; i++)); do [ -s "$portfile" ] && break; sleep 0.1; done
-  PORT=$(cat "$portfile")
+  [ "$(supervisors_left "$CTRD_DIR/agentrt-root/$CTRD_NS")" -eq 0 ]
 }
 
 # A pod with io.agentrt.net.allow: under agentrt it has loopback only and reaches the one
@@ -355,7 +324,7 @@ pod_egress() {
   run cri exec-sync "$c" nc 127.0.0.1 "$allowed"
   echo "$output" >&2
   [ "$status" -eq 0 ]
-  [ "$output" = allowed-endpoint ]
+  [ "$output" = allowed-endpoint: ]
   run cri exec-sync "$c" ls /sys/class/net
   if [ "$handler" = agentrt ]; then
     [ "$output" = lo ]
@@ -366,10 +335,10 @@ pod_egress() {
   echo "$output" >&2
   if [ "$handler" = agentrt ]; then
     [ "$status" -ne 0 ]
-    [ "$output" != other-endpoint ]
+    [ "$output" != other-endpoint: ]
   else
     [ "$status" -eq 0 ]
-    [ "$output" = other-endpoint ]
+    [ "$output" = other-endpoint: ]
   fi
   run cri stop "$c"
   [ "$status" -eq 0 ]

@@ -10,40 +10,8 @@ setup() {
   AUDIT="$ROOT/audit.jsonl"
 }
 teardown() {
-  local p
-  for p in "${SERVER_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  servers_stop
   teardown_root
-}
-
-# serve ADDR TAG: a TCP server on the host at ADDR (127.0.0.1 or ::1), on a free port it picks
-# itself, that answers each connection with "TAG:" and what it read.  PORT gets the port.
-serve() {
-  local addr=$1 tag=$2 portfile="$ROOT/port.$RANDOM"
-  python3 - "$addr" "$tag" "$portfile" <<'PY' &
-import os, socket, sys, threading
-addr, tag, portfile = sys.argv[1], sys.argv[2].encode(), sys.argv[3]
-s = socket.socket(socket.AF_INET6 if ":" in addr else socket.AF_INET, socket.SOCK_STREAM)
-s.bind((addr, 0))
-s.listen(64)
-with open(portfile + ".tmp", "w") as f:
-    f.write(str(s.getsockname()[1]))
-os.rename(portfile + ".tmp", portfile)
-def answer(c):
-    c.settimeout(0.3)
-    try:
-        data = c.recv(4096)
-    except OSError:
-        data = b""
-    c.sendall(tag + b":" + data)
-    c.close()
-while True:
-    c, _ = s.accept()
-    threading.Thread(target=answer, args=(c,), daemon=True).start()
-PY
-  SERVER_PIDS+=($!)
-  local i
-  for i in $(seq 50); do [ -s "$portfile" ] && break; sleep 0.1; done
-  PORT=$(cat "$portfile")
 }
 
 in_container() { update_config --arg c "$1" '.process.args = ["/bin/sh", "-c", $c]'; }

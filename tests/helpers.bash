@@ -92,17 +92,18 @@ proc_alive() {
   [[ -n $st && ${st%% *} != [ZX] ]]
 }
 
-# supervisors_left: the live supervisor processes (agentrt-watch, agentrt-sv) of this test's
-# root.  They are forks of agentrt: their command line still names --root.
+# supervisors_left [WORD]: how many live supervisor processes (agentrt-watch, agentrt-sv) have
+# WORD in their command line (default: this test's root, $ROOT/state).  They are forks of
+# agentrt: their command line still names --root, the bundle and the container id.
 supervisors_left() {
-  local p n=0
+  local p n=0 word=${1:-$ROOT/state}
   for p in /proc/[0-9]*; do
     case $(cat "$p/comm" 2>/dev/null) in
       agentrt-watch | agentrt-sv) ;;
       *) continue ;;
     esac
     proc_alive "${p#/proc/}" || continue
-    tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "$ROOT/state" && n=$((n + 1))
+    tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "$word" && n=$((n + 1))
   done
   echo "$n"
 }
@@ -113,4 +114,74 @@ leaves_nothing() {
   dirs=$(state_dirs_left) svs=$(supervisors_left)
   echo "left: $dirs state dirs, $svs supervisor processes" >&2
   [ "$dirs" -eq 0 ] && [ "$svs" -eq 0 ]
+}
+
+# wait_for DESC CMD...: polls CMD until it succeeds, 10 s at most.
+wait_for() {
+  local desc=$1 i
+  shift
+  for ((i = 0; i < 100; i++)); do
+    "$@" && return 0
+    sleep 0.1
+  done
+  echo "timed out waiting for $desc" >&2
+  return 1
+}
+
+# wait_nothing_left SECONDS WHAT LISTER [ARGS...]: polls LISTER ARGS (which prints one line for
+# each thing of WHAT that is left) until it prints nothing, SECONDS at most (an engine may still
+# be cleaning up when the command that removed a container has returned); then prints what is
+# left and fails.
+wait_nothing_left() {
+  local tenths=$(($1 * 10)) what=$2 left i
+  shift 2
+  for ((i = 0; i < tenths; i++)); do
+    left=$("$@")
+    [ -z "$left" ] && return 0
+    sleep 0.1
+  done
+  echo "left of $what:" >&2
+  echo "$left" >&2
+  return 1
+}
+
+# serve [ADDR] TAG: a TCP server on the host at ADDR (default 127.0.0.1; ::1 for IPv6), on a
+# free port it picks itself (PORT gets it), that answers each connection with "TAG:" and what it
+# read (what came within a second).  Its pid is added to SERVER_PIDS: the test's teardown stops
+# it with servers_stop.
+serve() {
+  local addr=127.0.0.1 portfile
+  [ $# -lt 2 ] || { addr=$1; shift; }
+  portfile=$(mktemp -u "${BATS_TEST_TMPDIR:-${BATS_RUN_TMPDIR:-/tmp}}/port.XXXXXX")
+  python3 - "$addr" "$1" "$portfile" <<'PY' 3>&- &
+import os, socket, sys, threading
+addr, tag, portfile = sys.argv[1], sys.argv[2].encode(), sys.argv[3]
+s = socket.socket(socket.AF_INET6 if ":" in addr else socket.AF_INET, socket.SOCK_STREAM)
+s.bind((addr, 0))
+s.listen(64)
+with open(portfile + ".tmp", "w") as f:
+    f.write(str(s.getsockname()[1]))
+os.rename(portfile + ".tmp", portfile)
+def answer(c):
+    c.settimeout(1)
+    try:
+        data = c.recv(4096)
+    except OSError:
+        data = b""
+    c.sendall(tag + b":" + data)
+    c.close()
+while True:
+    c, _ = s.accept()
+    threading.Thread(target=answer, args=(c,), daemon=True).start()
+PY
+  SERVER_PIDS+=($!)
+  wait_for "the server's port" test -s "$portfile"
+  PORT=$(cat "$portfile")
+}
+
+# servers_stop: stops the servers serve started, by pid.
+servers_stop() {
+  local p
+  for p in "${SERVER_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  SERVER_PIDS=()
 }

@@ -30,8 +30,8 @@ setup() {
 }
 
 teardown() {
-  local p
-  for p in "${SERVER_PIDS[@]}" $TMUX_PID; do kill "$p" 2>/dev/null || true; done
+  servers_stop
+  [ -z "$TMUX_PID" ] || kill "$TMUX_PID" 2>/dev/null || true
   podman rm -f -t 0 "$NAME" >/dev/null 2>&1 || true
 }
 
@@ -74,34 +74,6 @@ tmux_stop() {
   tmux -S "$PD/tmux.sock" kill-server
   wait_for "the tmux server to exit" eval '! proc_alive "$TMUX_PID"'
   TMUX_PID=
-}
-
-# serve TAG: a TCP server on the host's 127.0.0.1, on a port it picks (PORT), answering each
-# connection with "TAG:" and what it read.  Killed by pid in teardown.
-serve() {
-  local portfile="$PD/port.$BATS_TEST_NUMBER"
-  python3 - "$1" "$portfile" <<'PY' &
-import os, socket, sys
-tag, portfile = sys.argv[1].encode(), sys.argv[2]
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-s.listen(16)
-with open(portfile + ".tmp", "w") as f:
-    f.write(str(s.getsockname()[1]))
-os.rename(portfile + ".tmp", portfile)
-while True:
-    c, _ = s.accept()
-    c.settimeout(1)
-    try:
-        data = c.recv(4096)
-    except OSError:
-        data = b""
-    c.sendall(tag + b":" + data)
-    c.close()
-PY
-  SERVER_PIDS+=($!)
-  wait_for "the server's port" test -s "$portfile"
-  PORT=$(cat "$portfile")
 }
 
 scenario_run_rm() {

@@ -1,19 +1,23 @@
-# A private containerd 1.6 for the engine tests, and OCI images built from a local rootfs.
-# Source this file (after helpers.bash).  Typical use in a bats file:
+# A private containerd 1.6 for the engine tests (tests/containerd.bats, and tests/cri.bats through
+# tests/lib/cri.sh), and OCI images built from a local rootfs (tests/lib/oci_image.sh, sourced
+# here).  Source this file (after helpers.bash).  Typical use in a bats file:
 #
 #   setup_file()    { containerd_start; export CTRD_DIR CTRD_SOCK CTRD_PID CTRD_NS; }
 #   teardown_file() { containerd_stop; }
 #   ...             ctr_ run --runc-binary "$AGENTRT" --runc-root "$CTRD_DIR/agentrt" ...
 #
-# containerd_start [--cri] [--ns NAME] [--config-extra TOML]
+# containerd_start [--cri] [--ns NAME] [--dir DIR] [--config-extra TOML]
 #   --cri             keep the CRI plugin (io.containerd.grpc.v1.cri); disabled by default.
 #   --ns NAME         the containerd namespace ctr_ uses (default: ctrtest-PID, unique per run,
 #                     so the cgroup parent /sys/fs/cgroup/*/NAME that ctr's default
 #                     cgroupsPath (/NS/ID) makes is ours to remove in containerd_stop; a
 #                     parent that existed before containerd_start is never touched).
+#   --dir DIR         the private tree (created if missing; containerd_stop removes it), for a
+#                     caller whose --config-extra names paths in it; default: a new directory
+#                     under BATS_RUN_TMPDIR.
 #   --config-extra T  TOML appended to the generated config.toml (e.g. the CRI plugin's
-#                     runtimes); may be given more than once.  Every path in it should be under
-#                     $CTRD_DIR, which is set before the config is written.
+#                     section and runtimes, tests/lib/cri.sh); may be given more than once.
+#                     Every path in it should be under DIR.
 # The default snapshotter (overlayfs) is used, for ctr as for CRI.
 # Sets CTRD_DIR (the private tree: root/, state/, containerd.sock, config.toml, containerd.log,
 # fifo/ for ctr's --fifo-dir), CTRD_SOCK, CTRD_PID, CTRD_NS.  containerd runs in its own mount
@@ -25,18 +29,21 @@
 # containerd by pid, kills the shims it started (found by their -address, which is our private
 # socket) and the processes left in CTRD_NS's cgroups, removes those cgroups and CTRD_DIR.
 
+source "${BASH_SOURCE[0]%/*}/oci_image.sh"
+
 CTRD_READY_TIMEOUT=${CTRD_READY_TIMEOUT:-30}
 
 # ctr_ ARGS: ctr against the private containerd, in the test namespace.
 ctr_() { command ctr --address "$CTRD_SOCK" --namespace "$CTRD_NS" "$@"; }
 
 containerd_start() {
-  local cri=0 extra=() disabled
+  local cri=0 extra=() disabled dir=
   CTRD_NS=ctrtest-$$
   while [ $# -gt 0 ]; do
     case $1 in
       --cri) cri=1 ;;
       --ns) CTRD_NS=$2; shift ;;
+      --dir) dir=$2; shift ;;
       --config-extra) extra+=("$2"); shift ;;
       *) echo "containerd_start: unknown option $1" >&2; return 1 ;;
     esac
@@ -51,7 +58,12 @@ containerd_start() {
     echo "containerd not found: install containerd" >&2
     return 1
   fi
-  CTRD_DIR=$(mktemp -d "${BATS_RUN_TMPDIR:-/tmp}/containerd.XXXXXX")
+  if [ -n "$dir" ]; then
+    mkdir -p "$dir" || return 1
+    CTRD_DIR=$dir
+  else
+    CTRD_DIR=$(mktemp -d "${BATS_RUN_TMPDIR:-/tmp}/containerd.XXXXXX") || return 1
+  fi
   chmod 0711 "$CTRD_DIR"
   CTRD_SOCK=$CTRD_DIR/containerd.sock
   mkdir -p "$CTRD_DIR/root" "$CTRD_DIR/state" "$CTRD_DIR/fifo"
@@ -101,6 +113,12 @@ EOF
     'mount -t tmpfs -o mode=0755 agentrt-ctrd-run /run && exec containerd --config "$1"' \
     sh "$CTRD_DIR/config.toml" </dev/null >"$CTRD_DIR/containerd.log" 2>&1 3>&- &
   CTRD_PID=$!
+  containerd_wait command ctr --address "$CTRD_SOCK" version
+}
+
+# containerd_wait CMD...: polls CMD (a client call) until it succeeds, CTRD_READY_TIMEOUT s at
+# most; fails with the end of containerd's log if it does not, or if containerd exits.
+containerd_wait() {
   local i
   for ((i = 0; i < CTRD_READY_TIMEOUT * 10; i++)); do
     if ! kill -0 "$CTRD_PID" 2>/dev/null; then
@@ -108,10 +126,10 @@ EOF
       tail -n 20 "$CTRD_DIR/containerd.log" >&2
       return 1
     fi
-    command ctr --address "$CTRD_SOCK" version >/dev/null 2>&1 && return 0
+    "$@" >/dev/null 2>&1 && return 0
     sleep 0.1
   done
-  echo "containerd did not answer on $CTRD_SOCK within ${CTRD_READY_TIMEOUT}s; its log:" >&2
+  echo "containerd: no answer to \`$*\` on $CTRD_SOCK within ${CTRD_READY_TIMEOUT}s; its log:" >&2
   tail -n 20 "$CTRD_DIR/containerd.log" >&2
   return 1
 }
@@ -126,6 +144,13 @@ containerd_shim_pids() {
     case $(cat "$p/comm" 2>/dev/null) in containerd-shim*) ;; *) continue ;; esac
     tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -qF -- " $CTRD_SOCK " && echo "${p#/proc/}"
   done
+}
+
+# containerd_shim_socket ID: the socket of the shim of task ID in CTRD_NS, as containerd 1.6
+# names it (/run/containerd/s/<sha256 of CTRD_SOCK/CTRD_NS/ID>): in containerd's private /run,
+# /proc/CTRD_PID/root/run on the host; the host's /run/containerd/s never has it.
+containerd_shim_socket() {
+  echo "/run/containerd/s/$(printf '%s' "$CTRD_SOCK/$CTRD_NS/$1" | sha256sum | cut -d' ' -f1)"
 }
 
 # containerd_mounts_under DIR: mount points at or below DIR in containerd's mount namespace
@@ -185,54 +210,4 @@ containerd_stop() {
   rm -rf "$CTRD_DIR"
   CTRD_DIR='' CTRD_PID=
   return 0
-}
-
-# oci_image_from_rootfs ROOTFS OUT.tar REF [CMD...]: an OCI image layout tarball of ROOTFS
-# (one layer), written by hand as `ctr image import` reads it: oci-layout, index.json, and the
-# layer, config and manifest blobs named by their sha256.  REF (e.g.
-# docker.io/library/busybox:agentrt) is recorded both as io.containerd.image.name and as
-# org.opencontainers.image.ref.name.  Deterministic: the same ROOTFS gives the same digests.
-oci_image_from_rootfs() {
-  local rootfs=$1 out=$2 ref=$3
-  shift 3
-  local cmd='["/bin/sh"]' arch tmp blobs diff_id layer_digest layer_size cfg cfg_digest man man_digest
-  [ $# -eq 0 ] || cmd=$(jq -cn '$ARGS.positional' --args "$@")
-  arch=$(dpkg --print-architecture 2>/dev/null || uname -m)
-  tmp=$(mktemp -d "${BATS_RUN_TMPDIR:-/tmp}/oci.XXXXXX")
-  blobs=$tmp/blobs/sha256
-  mkdir -p "$blobs"
-  tar -C "$rootfs" --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner \
-    -cf "$tmp/layer.tar" . || return 1
-  diff_id=$(sha256sum "$tmp/layer.tar" | cut -d' ' -f1)
-  gzip -n "$tmp/layer.tar"
-  layer_digest=$(sha256sum "$tmp/layer.tar.gz" | cut -d' ' -f1)
-  layer_size=$(stat -c %s "$tmp/layer.tar.gz")
-  mv "$tmp/layer.tar.gz" "$blobs/$layer_digest"
-  cfg=$(jq -cn --arg arch "$arch" --arg diff "sha256:$diff_id" --argjson cmd "$cmd" '{
-    architecture: $arch, os: "linux", created: "1970-01-01T00:00:00Z",
-    config: {Env: ["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"],
-             Cmd: $cmd, WorkingDir: "/"},
-    rootfs: {type: "layers", diff_ids: [$diff]},
-    history: [{created: "1970-01-01T00:00:00Z", created_by: "tests/lib/containerd.sh"}]}')
-  printf '%s' "$cfg" >"$tmp/blob"
-  cfg_digest=$(sha256sum "$tmp/blob" | cut -d' ' -f1)
-  mv "$tmp/blob" "$blobs/$cfg_digest"
-  man=$(jq -cn --arg c "sha256:$cfg_digest" --argjson cs "${#cfg}" \
-    --arg l "sha256:$layer_digest" --argjson ls "$layer_size" '{
-    schemaVersion: 2, mediaType: "application/vnd.oci.image.manifest.v1+json",
-    config: {mediaType: "application/vnd.oci.image.config.v1+json", digest: $c, size: $cs},
-    layers: [{mediaType: "application/vnd.oci.image.layer.v1.tar+gzip", digest: $l, size: $ls}]}')
-  printf '%s' "$man" >"$tmp/blob"
-  man_digest=$(sha256sum "$tmp/blob" | cut -d' ' -f1)
-  mv "$tmp/blob" "$blobs/$man_digest"
-  jq -cn --arg m "sha256:$man_digest" --argjson ms "${#man}" --arg ref "$ref" --arg arch "$arch" '{
-    schemaVersion: 2, mediaType: "application/vnd.oci.image.index.v1+json",
-    manifests: [{mediaType: "application/vnd.oci.image.manifest.v1+json", digest: $m, size: $ms,
-                 platform: {architecture: $arch, os: "linux"},
-                 annotations: {"io.containerd.image.name": $ref,
-                               "org.opencontainers.image.ref.name": $ref}}]}' >"$tmp/index.json"
-  echo '{"imageLayoutVersion":"1.0.0"}' >"$tmp/oci-layout"
-  tar -C "$tmp" --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner \
-    -cf "$out" oci-layout index.json blobs || return 1
-  rm -rf "$tmp"
 }

@@ -3,8 +3,9 @@
 
 crictl is not packaged in Debian 12, and the generated CRI bindings are not either, so this
 speaks runtime.v1.RuntimeService with grpc's generic unary calls on raw bytes and encodes the
-protobuf messages itself.  Only the fields the tests need are written or read; their numbers
-are those of the CRI v1 API (kubernetes/cri-api, pkg/apis/runtime/v1/api.proto).
+protobuf messages itself (tests/lib/pb.py).  Only the fields the tests need are written or
+read; their numbers are those of the CRI v1 API (kubernetes/cri-api,
+pkg/apis/runtime/v1/api.proto).
 
 Usage: cri_client.py [--endpoint unix:///PATH] COMMAND ...  (CRI_ENDPOINT in the environment
 works too).  Errors of the RPC are printed as one line and exit 125; exec-sync exits with the
@@ -18,6 +19,9 @@ import sys
 
 import grpc
 
+sys.dont_write_bytecode = True  # no __pycache__ left in tests/lib
+from pb import Msg, decode, one, signed, string_map, text  # noqa: E402 (tests/lib/pb.py)
+
 SERVICE = "/runtime.v1.RuntimeService/"
 
 # NamespaceMode
@@ -25,120 +29,6 @@ POD, CONTAINER, NODE = 0, 1, 2
 CONTAINER_STATES = {0: "CONTAINER_CREATED", 1: "CONTAINER_RUNNING", 2: "CONTAINER_EXITED",
                     3: "CONTAINER_UNKNOWN"}
 SANDBOX_STATES = {0: "SANDBOX_READY", 1: "SANDBOX_NOTREADY"}
-
-
-# --- protobuf wire format -------------------------------------------------------------------
-
-def _varint(n):
-    if n < 0:
-        n += 1 << 64  # int32/int64 negatives are ten-byte two's complement
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def _key(num, wire):
-    return _varint(num << 3 | wire)
-
-
-class Msg:
-    """A message being encoded: fields appended in order; empty values are left out, as proto3
-    does for scalars."""
-
-    def __init__(self):
-        self.buf = bytearray()
-
-    def varint(self, num, value):
-        if value:
-            self.buf += _key(num, 0) + _varint(int(value))
-        return self
-
-    def bytes_(self, num, value, keep_empty=False):
-        if isinstance(value, str):
-            value = value.encode()
-        if value or keep_empty:
-            self.buf += _key(num, 2) + _varint(len(value)) + value
-        return self
-
-    string = bytes_
-
-    def msg(self, num, sub):
-        if sub is not None:
-            self.bytes_(num, bytes(sub.buf), keep_empty=True)
-        return self
-
-    def strings(self, num, values):
-        for v in values:
-            self.bytes_(num, v, keep_empty=True)
-        return self
-
-    def map(self, num, d):
-        for k, v in d.items():
-            self.msg(num, Msg().string(1, k).bytes_(2, v, keep_empty=True))
-        return self
-
-    def __bytes__(self):
-        return bytes(self.buf)
-
-
-def decode(data):
-    """Bytes → {field number: [values]}; length-delimited values stay bytes."""
-    fields = {}
-    i = 0
-    while i < len(data):
-        key, i = _read_varint(data, i)
-        num, wire = key >> 3, key & 7
-        if wire == 0:
-            val, i = _read_varint(data, i)
-        elif wire == 2:
-            n, i = _read_varint(data, i)
-            val, i = data[i:i + n], i + n
-        elif wire == 1:
-            val, i = int.from_bytes(data[i:i + 8], "little"), i + 8
-        elif wire == 5:
-            val, i = int.from_bytes(data[i:i + 4], "little"), i + 4
-        else:
-            raise ValueError("unsupported wire type %d" % wire)
-        fields.setdefault(num, []).append(val)
-    return fields
-
-
-def _read_varint(data, i):
-    n = shift = 0
-    while True:
-        b = data[i]
-        i += 1
-        n |= (b & 0x7F) << shift
-        shift += 7
-        if not b & 0x80:
-            return n, i
-
-
-def _signed(n, bits=64):
-    return n - (1 << bits) if n >= 1 << (bits - 1) else n
-
-
-def _one(fields, num, default=None):
-    v = fields.get(num)
-    return v[-1] if v else default
-
-
-def _str(fields, num):
-    return _one(fields, num, b"").decode()
-
-
-def _map(fields, num):
-    out = {}
-    for entry in fields.get(num, []):
-        e = decode(entry)
-        out[_str(e, 1)] = _str(e, 2)
-    return out
 
 
 # --- messages -------------------------------------------------------------------------------
@@ -207,8 +97,8 @@ class Client:
 
 def cmd_version(c, a):
     r = c.call("Version", Msg().string(1, "v1"))
-    print(json.dumps({"version": _str(r, 1), "runtime_name": _str(r, 2),
-                      "runtime_version": _str(r, 3), "runtime_api_version": _str(r, 4)}))
+    print(json.dumps({"version": text(r, 1), "runtime_name": text(r, 2),
+                      "runtime_version": text(r, 3), "runtime_api_version": text(r, 4)}))
 
 
 def cmd_runp(c, a):
@@ -217,7 +107,7 @@ def cmd_runp(c, a):
         with open(a.save, "wb") as f:
             f.write(bytes(config))
     r = c.call("RunPodSandbox", Msg().msg(1, config).string(2, a.handler))
-    print(_str(r, 1))
+    print(text(r, 1))
 
 
 def cmd_create(c, a):
@@ -226,7 +116,7 @@ def cmd_create(c, a):
         sandbox.buf += f.read()
     r = c.call("CreateContainer",
                Msg().string(1, a.pod).msg(2, container_config(a)).msg(3, sandbox))
-    print(_str(r, 1))
+    print(text(r, 1))
 
 
 def cmd_start(c, a):
@@ -253,36 +143,36 @@ def cmd_exec_sync(c, a):
     if not a.cmd:
         die("exec-sync: no command")
     r = c.call("ExecSync", Msg().string(1, a.id).strings(2, a.cmd).varint(3, a.exec_timeout))
-    sys.stdout.buffer.write(_one(r, 1, b""))
+    sys.stdout.buffer.write(one(r, 1, b""))
     sys.stdout.flush()
-    sys.stderr.buffer.write(_one(r, 2, b""))
+    sys.stderr.buffer.write(one(r, 2, b""))
     sys.stderr.flush()
-    sys.exit(_signed(_one(r, 3, 0), 64) & 0xFF)
+    sys.exit(signed(one(r, 3, 0), 64) & 0xFF)
 
 
 def cmd_status(c, a):
     r = c.call("ContainerStatus", Msg().string(1, a.id))
-    s = decode(_one(r, 1, b""))
-    res = decode(_one(decode(_one(s, 16, b"")), 1, b"") if 16 in s else b"")
+    s = decode(one(r, 1, b""))
+    res = decode(one(decode(one(s, 16, b"")), 1, b"") if 16 in s else b"")
     print(json.dumps({
-        "id": _str(s, 1),
-        "state": CONTAINER_STATES.get(_one(s, 3, 0), "?"),
-        "created_at": _signed(_one(s, 4, 0)),
-        "started_at": _signed(_one(s, 5, 0)),
-        "finished_at": _signed(_one(s, 6, 0)),
-        "exit_code": _signed(_one(s, 7, 0)),
-        "reason": _str(s, 10),
-        "message": _str(s, 11),
-        "annotations": _map(s, 13),
-        "memory_limit_in_bytes": _signed(_one(res, 4, 0)),
+        "id": text(s, 1),
+        "state": CONTAINER_STATES.get(one(s, 3, 0), "?"),
+        "created_at": signed(one(s, 4, 0)),
+        "started_at": signed(one(s, 5, 0)),
+        "finished_at": signed(one(s, 6, 0)),
+        "exit_code": signed(one(s, 7, 0)),
+        "reason": text(s, 10),
+        "message": text(s, 11),
+        "annotations": string_map(s, 13),
+        "memory_limit_in_bytes": signed(one(res, 4, 0)),
     }))
 
 
 def cmd_podstatus(c, a):
     r = c.call("PodSandboxStatus", Msg().string(1, a.id))
-    s = decode(_one(r, 1, b""))
-    print(json.dumps({"id": _str(s, 1), "state": SANDBOX_STATES.get(_one(s, 3, 0), "?"),
-                      "annotations": _map(s, 8), "runtime_handler": _str(s, 9)}))
+    s = decode(one(r, 1, b""))
+    print(json.dumps({"id": text(s, 1), "state": SANDBOX_STATES.get(one(s, 3, 0), "?"),
+                      "annotations": string_map(s, 8), "runtime_handler": text(s, 9)}))
 
 
 def cmd_update(c, a):
@@ -292,14 +182,14 @@ def cmd_update(c, a):
 def cmd_listp(c, a):
     r = c.call("ListPodSandbox", Msg())
     for item in r.get(1, []):
-        print(_str(decode(item), 1))
+        print(text(decode(item), 1))
 
 
 def cmd_cleanup(c, a):
     """Stops and removes every pod sandbox (and so every container): teardown after a failure."""
     r = c.call("ListPodSandbox", Msg())
     for item in r.get(1, []):
-        pod = _str(decode(item), 1)
+        pod = text(decode(item), 1)
         c.call("StopPodSandbox", Msg().string(1, pod))
         c.call("RemovePodSandbox", Msg().string(1, pod))
         print(pod)

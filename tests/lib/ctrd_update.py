@@ -5,7 +5,7 @@ UpdateContainerResources.
 
 usage: ctrd_update.py SOCKET NAMESPACE CONTAINER RESOURCES_JSON
 
-The request is encoded by hand (python3-grpcio only, no generated code):
+The request is encoded by hand with tests/lib/pb.py (python3-grpcio only, no generated code):
 UpdateTaskRequest { 1: container_id, 2: resources (google.protobuf.Any) }, and the Any holds
 the JSON under the type URL containerd registers for specs.LinuxResources.
 """
@@ -13,32 +13,18 @@ import sys
 
 import grpc
 
+sys.dont_write_bytecode = True  # no __pycache__ left in tests/lib
+from pb import Msg  # noqa: E402 (tests/lib/pb.py)
+
 TYPE_URL = b"types.containerd.io/opencontainers/runtime-spec/1/LinuxResources"
-
-
-def varint(n):
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def field(num, data):
-    """A length-delimited field (wire type 2)."""
-    return varint(num << 3 | 2) + varint(len(data)) + data
 
 
 def main():
     if len(sys.argv) != 5:
-        sys.exit(__doc__.strip().splitlines()[3])
+        sys.exit(next(l for l in __doc__.splitlines() if l.startswith("usage:")))
     sock, ns, cid, resources = sys.argv[1:]
-    any_msg = field(1, TYPE_URL) + field(2, resources.encode())
-    request = field(1, cid.encode()) + field(2, any_msg)
+    any_msg = Msg().string(1, TYPE_URL).bytes_(2, resources)
+    request = bytes(Msg().string(1, cid).msg(2, any_msg))
     with grpc.insecure_channel("unix://" + sock) as channel:
         update = channel.unary_unary(
             "/containerd.services.tasks.v1.Tasks/Update",

@@ -179,14 +179,10 @@ docker_mounts_left() { comm -13 <(sort <<<"$DOCKER_BASE_MOUNTS") <(docker_mounts
 
 # docker_nothing_left ID: polls (the shim exits after `docker rm` returns) until nothing of ID
 # is left, at most 10 s; then prints what is left and fails.
-docker_nothing_left() {
-  local i left
-  for ((i = 0; i < 100; i++)); do
-    left=$(docker_leftovers "$1"; docker_mounts_left | sed 's/^/mount /')
-    [ -z "$left" ] && return 0
-    sleep 0.1
-  done
-  echo "left of $1:" >&2
-  echo "$left" >&2
-  return 1
+docker_nothing_left() { wait_nothing_left 10 "$1" docker_left_of "$1"; }
+
+# docker_left_of ID: docker_leftovers ID, and the mounts docker_mounts_left finds.
+docker_left_of() {
+  docker_leftovers "$1"
+  docker_mounts_left | sed 's/^/mount /'
 }

@@ -109,26 +109,6 @@ podman_leftovers() {
 # assert_nothing_left ID: polls (podman's exit command may still be cleaning up when the podman
 # command that ran the container has returned) until nothing of ID is left, 15 s at most.
 assert_nothing_left() {
-  local id=$1 left i
-  [ -n "$id" ] || { echo "assert_nothing_left: no container id" >&2; return 1; }
-  for i in $(seq 150); do
-    left=$(podman_leftovers "$id")
-    [ -z "$left" ] && return 0
-    sleep 0.1
-  done
-  echo "left behind by $id:" >&2
-  echo "$left" >&2
-  return 1
-}
-
-# wait_for DESC CMD...: polls CMD until it succeeds, 10 s at most.
-wait_for() {
-  local desc=$1 i
-  shift
-  for i in $(seq 100); do
-    "$@" && return 0
-    sleep 0.1
-  done
-  echo "timed out waiting for $desc" >&2
-  return 1
+  [ -n "$1" ] || { echo "assert_nothing_left: no container id" >&2; return 1; }
+  wait_nothing_left 15 "$1" podman_leftovers "$1"
 }
