@@ -679,7 +679,8 @@ alive() { # PID
   [ -n "$st" ] && [ "$st" != Z ]
 }
 mem_available_kb() { awk '/^MemAvailable:/ { print $2 }' /proc/meminfo; }
-all_pids() { find /proc -maxdepth 1 -name '[0-9]*' -printf '%f\n' | sort; }
+# (A process that goes while find reads /proc makes it complain and fail: not an error here.)
+all_pids() { { find /proc -maxdepth 1 -name '[0-9]*' -printf '%f\n' 2>/dev/null || true; } | sort; }
 # Other work on the machine (tests running beside the bench) starts processes too: only one in
 # an idle container's cgroup (named after its id), or one whose command line names this peer's
 # --root or an idle id (runsc's sandbox and gofer), or an agentrt supervisor, counts.
@@ -687,7 +688,7 @@ runtime_left() { # PEER PID
   local peer=$1 pid=$2
   grep -qx "$pid" "$TMP/fp-$peer.sv" && return 0
   grep -q -- "$ID-$peer-idle" "/proc/$pid/cgroup" 2>/dev/null && return 0
-  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -e "$TMP/root-$peer " -e "$ID-$peer-idle"
+  { tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null | grep -q -e "$TMP/root-$peer " -e "$ID-$peer-idle"
 }
 supervisor_pids() { # PEER ID: agentrt's supervisor (agentrt-watch) and its children (agentrt-sv)
   local sp
