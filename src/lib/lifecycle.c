@@ -409,7 +409,7 @@ container_write_pid_file (const char *path, pid_t pid, ar_error_t *err)
   dirfd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dirfd < 0)
     return ar_make_error (err, errno, "pid file directory `%s`", dir);
-  if (ar_write_file_atomic (dirfd, slash ? slash + 1 : path, text, strlen (text), 0644, err) < 0)
+  if (ar_replace_file (dirfd, slash ? slash + 1 : path, text, strlen (text), 0644, err) < 0)
     return ar_error_wrap (err, "write pid file `%s`", path);
   return 0;
 }
@@ -651,8 +651,7 @@ create_in (struct create_ctx *c, int dirfd, pid_t *pid_out, ar_error_t *err)
   c->st = new_state (c);
   /* state.json first: the window in which the directory has none is as short as it can be.  */
   if (state_save (dirfd, c->st, err) < 0
-      || ar_write_file_atomic (dirfd, CONFIG_COPY, c->config_text, strlen (c->config_text), 0600,
-                               err)
+      || ar_replace_file (dirfd, CONFIG_COPY, c->config_text, strlen (c->config_text), 0600, err)
              < 0
       || state_dir_path (dirfd, &c->state_dir, err) < 0
       || spawn_in_cgroup (c, dirfd, &res, err) < 0)

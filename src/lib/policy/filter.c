@@ -280,7 +280,7 @@ cache_write (int dirfd, const char *name, const char *identity, const struct sec
 
   memcpy (buf, identity, idlen);
   memcpy (buf + idlen, prog->insns, n);
-  (void) ar_write_file_atomic (dirfd, name, buf, idlen + n, 0600, NULL);
+  (void) ar_write_file_atomic (dirfd, name, buf, idlen + n, 0600, NULL); /* synced: written once */
 }
 
 int

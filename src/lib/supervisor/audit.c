@@ -128,8 +128,7 @@ write_alerts (struct sv *sv, unsigned long n)
   int len = snprintf (text, sizeof text, "%lu\n", n);
   ar_error_t err = NULL;
 
-  if (ar_write_file_atomic (sv->state_dirfd, SUPERVISOR_ALERTS_FILE, text, (size_t) len, 0644, &err)
-      < 0)
+  if (ar_replace_file (sv->state_dirfd, SUPERVISOR_ALERTS_FILE, text, (size_t) len, 0644, &err) < 0)
     ar_log_error_release (&err);
 }
 
