@@ -23,7 +23,9 @@
 /* The caller's comm, from /proc/TID/comm.  A thread that makes many audited calls (connects in a
    loop) has its file opened once and read again (pread) for each: the fd stays bound to the
    task it was opened for, so once that task is gone it fails (ESRCH), even if its number names
-   another task by then, and the number is opened afresh.  A few slots, reused in turn.  */
+   another task by then, and the number is opened afresh.  A few slots, reused in turn.  The fd
+   a slot drops is closed after the answer (*stale): closing the file of a task that has gone
+   costs as much as opening one, and execs come from a new process each.  */
 #define COMM_SLOTS 8
 
 static struct
@@ -34,50 +36,43 @@ static struct
 static unsigned comm_next;
 static pthread_mutex_t comm_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static ssize_t
-comm_cached (pid_t tid, char *buf, size_t size)
-{
-  for (int i = 0; i < COMM_SLOTS; i++)
-    if (comm_cache[i].tid == tid && comm_cache[i].tid != 0)
-      {
-        ssize_t n = pread (comm_cache[i].fd, buf, size - 1, 0);
-        if (n > 0)
-          return n;
-        close (comm_cache[i].fd);
-        comm_cache[i].tid = 0;
-        break;
-      }
-  return -1;
-}
-
 static void
-comm_keep (pid_t tid, int fd)
-{
-  unsigned slot = comm_next++ % COMM_SLOTS;
-
-  if (comm_cache[slot].tid != 0)
-    close (comm_cache[slot].fd);
-  comm_cache[slot].tid = tid;
-  comm_cache[slot].fd = fd;
-}
-
-static void
-read_comm (pid_t tid, char *buf, size_t size)
+read_comm (pid_t tid, char *buf, size_t size, int *stale)
 {
   char path[64];
-  ssize_t n;
-  int fd;
+  ssize_t n = -1;
+  int slot = -1, fd;
 
   buf[0] = '\0';
   pthread_mutex_lock (&comm_lock);
-  n = comm_cached (tid, buf, size);
-  if (n < 0)
+  for (int i = 0; i < COMM_SLOTS && slot < 0; i++)
+    if (comm_cache[i].tid == tid && tid != 0)
+      {
+        slot = i;
+        n = pread (comm_cache[i].fd, buf, size - 1, 0);
+        if (n <= 0)
+          {
+            *stale = comm_cache[i].fd;
+            comm_cache[i].tid = 0;
+          }
+      }
+  if (slot < 0)
+    {
+      slot = (int) (comm_next++ % COMM_SLOTS);
+      if (comm_cache[slot].tid != 0)
+        *stale = comm_cache[slot].fd;
+      comm_cache[slot].tid = 0;
+    }
+  if (n <= 0)
     {
       snprintf (path, sizeof path, "/proc/%d/comm", (int) tid);
       fd = open (path, O_RDONLY | O_CLOEXEC);
       n = fd >= 0 ? read (fd, buf, size - 1) : -1;
       if (n > 0)
-        comm_keep (tid, fd);
+        {
+          comm_cache[slot].tid = tid;
+          comm_cache[slot].fd = fd;
+        }
       else if (fd >= 0)
         close (fd);
     }
@@ -223,6 +218,9 @@ flush_record (struct sv_call *c, struct sv_record *r)
   free (r->args);
   r->args = NULL;
   r->pending = false;
+  if (r->stale_fd >= 0)
+    close (r->stale_fd);
+  r->stale_fd = -1;
 }
 
 void
@@ -237,14 +235,14 @@ sv_audit (struct sv_call *c, const char *verdict, int err, const char *args_json
 {
   const struct sc_entry *e = c->entry;
   int sev = c->severity != SEV_NONE ? c->severity : e ? e->severity : SEV_WARN;
-  struct sv_record now = { 0 };
+  struct sv_record now = { .stale_fd = -1 };
   struct sv_record *r = c->record && !c->record->pending ? c->record : &now;
   bool valid;
 
   if (!admit (c->sv, sev == SEV_ALERT))
     return;
   clock_gettime (CLOCK_REALTIME, &r->time);
-  read_comm ((pid_t) c->req->pid, r->comm, sizeof r->comm);
+  read_comm ((pid_t) c->req->pid, r->comm, sizeof r->comm, &r->stale_fd);
   /* Also vouches for what the handler read unchecked: the caller was blocked in this call all
      along, so its pid named it.  */
   valid = sv_id_valid (c);

@@ -56,6 +56,7 @@ struct sv_record
   int severity;
   char *args; /* JSON text (malloc'd), or NULL: the raw six */
   char comm[16];
+  int stale_fd; /* a /proc file to close once the answer is sent, or -1 */
 };
 
 /* One notification from the kernel and the answer being built.  */

@@ -89,7 +89,7 @@ static const sv_handler_fn handlers[SH__N] = {
 static void
 dispatch (int fd, const struct seccomp_notif *req, struct seccomp_notif_resp *resp)
 {
-  struct sv_record record = { 0 };
+  struct sv_record record = { .stale_fd = -1 };
   struct sv_call c
       = { .sv = &the_sv, .notify_fd = fd, .req = req, .resp = resp, .record = &record };
   char name[32];
