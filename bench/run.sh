@@ -29,15 +29,28 @@ BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRC_DIR=$(dirname "$BENCH_DIR")
 AGENTRT=${AGENTRT:-$SRC_DIR/agentrt}
 OUT_DIR=${BENCH_OUT:-$BENCH_DIR}
+# BENCH_QUICK=1: every part once, with the fewest runs, to check that the bench runs end to end
+# (a minute or two; its figures mean little).  Any setting below still overrides it.
+if [ "${BENCH_QUICK:-0}" = 1 ]; then
+  : "${BENCH_WARMUP:=0}" "${BENCH_RUNS:=2}" "${SC_RUNS:=1}" "${SC_BUDGET_MS:=20}"
+  : "${BENCH_WL_WARMUP:=0}" "${BENCH_WL_RUNS:=1}" "${BENCH_IDLE_N:=5}"
+  : "${BENCH_SCALE_LOOPS:=2}" "${BENCH_SCALE_SECONDS:=2}"
+fi
 WARMUP=${BENCH_WARMUP:-2}
 RUNS=${BENCH_RUNS:-10}
 SC_RUNS=${SC_RUNS:-9}
 SC_BUDGET_MS=${SC_BUDGET_MS:-100}
-# agentrt twice: its default platform (seccomp, the supervisor) and `--platform none` (no
-# supervisor); the second only when this agentrt has the flag.
-PEERS=(crun runc runsc agentrt agentrt-none)
+# agentrt three times: its default platform (seccomp, the supervisor), `--platform none` (no
+# supervisor; only when this agentrt has the flag) and `--platform ptrace` (its column says
+# "not built" while agentrt refuses it).
+PEERS=(crun runc runsc agentrt agentrt-none agentrt-ptrace)
 PACKAGES=(crun runc runsc hyperfine gnuplot-nox jq busybox-static gcc libc6-dev iproute2
-  util-linux)
+  util-linux golang-github-containers-common)
+# The OCI seccomp profile crun and runc also run the system-call tests with (Podman's, which
+# is Docker's default), so that agentrt's filter is set against a runtime that has one too: any
+# filter sends every system call down the kernel's slower entry path.
+SECCOMP_PROFILE=${BENCH_SECCOMP_PROFILE:-/usr/share/containers/seccomp.json}
+PROF_PEERS=(crun runc)
 SC_TESTS=(getppid uname open-close open-proc stat fork-exec tcp-connect)
 # notify-rtt's tests (bench/notify-rtt.c), run on the host: the raw round trip.
 RTT_TESTS=(native same-cpu other-cpu same-cpu-sync unpinned unpinned-sync)
@@ -128,8 +141,39 @@ make_bundles() {
       '.process.terminal = false | .process.args = $args | .root = {path: $root, readonly: true}' \
       "$spec_tmp/config.json" >"$dir/$name/config.json"
   done
+  make_profile_bundle "$dir"
   make_workload_bundles "$dir" "$spec_tmp/config.json"
   rm -rf "$spec_tmp"
+}
+
+# DIR/sc-prof: DIR/sc with linux.seccomp from SECCOMP_PROFILE.  That file is in the engines'
+# format (Docker's and Podman's: includes/excludes by capability and architecture), which the
+# engine turns into OCI for the runtime; so does this, for x86_64 and the bundle's bounding
+# capabilities.  Without it, DIR/no-profile says why.
+PROFILE_TO_OCI='def want($caps):
+  (.includes // {}) as $i | (.excludes // {}) as $e |
+  ((($i.arches // []) | length) == 0 or (($i.arches // []) | index("amd64")) != null) and
+  (($i.caps // []) | all(. as $c | $caps | index($c) != null)) and
+  ((($e.arches // []) | index("amd64")) == null) and
+  ((($e.caps // []) | any(. as $c | $caps | index($c) != null)) | not);
+{defaultAction: .defaultAction}
++ (if .defaultErrnoRet then {defaultErrnoRet: .defaultErrnoRet} else {} end)
++ {architectures: [.archMap[] | select(.architecture == "SCMP_ARCH_X86_64")
+                   | .architecture, .subArchitectures[]],
+   syscalls: [.syscalls[] | select(want($caps)) | {names, action}
+              + (if .errnoRet then {errnoRet} else {} end) + (if .args then {args} else {} end)]}'
+make_profile_bundle() { # DIR
+  local dir=$1 caps
+  rm -f "$dir/no-profile"
+  mkdir -p "$dir/sc-prof"
+  caps=$(jq -c '.process.capabilities.bounding // []' "$dir/sc/config.json")
+  if [ ! -r "$SECCOMP_PROFILE" ] ||
+    ! jq --argjson caps "$caps" "$PROFILE_TO_OCI" "$SECCOMP_PROFILE" >"$dir/sc-prof/profile.json" 2>"$dir/sc-prof/profile.err"; then
+    echo "no OCI seccomp profile: $SECCOMP_PROFILE is missing or not a Docker/Podman profile (Debian package golang-github-containers-common)" >"$dir/no-profile"
+    return 0
+  fi
+  jq --slurpfile p "$dir/sc-prof/profile.json" '.linux.seccomp = $p[0]' "$dir/sc/config.json" \
+    >"$dir/sc-prof/config.json"
 }
 
 # The real workloads: the cached Debian rootfs with python3 (tests/lib/debian.sh), shared with
@@ -169,6 +213,8 @@ set_rt() {
   RT[agentrt]="$AGENTRT --root $tmp/root-agentrt"
   RT[agentrt-none]="$AGENTRT --root $tmp/root-agentrt-none"
   CR_OPTS[agentrt-none]=" --platform none"
+  RT[agentrt-ptrace]="$AGENTRT --root $tmp/root-agentrt-ptrace"
+  CR_OPTS[agentrt-ptrace]=" --platform ptrace"
 }
 rt_run() { echo "${RT[$1]} run${CR_OPTS[$1]:-}"; }       # PEER: its `run` command, options and all
 rt_create() { echo "${RT[$1]} create${CR_OPTS[$1]:-}"; } # PEER: its `create`
@@ -202,7 +248,7 @@ fi
 if [ "${1:-}" = bundle ]; then
   [ $# -eq 2 ] || die "usage: $0 bundle DIR"
   make_bundles "$2"
-  log "bundles in $2: true sleep idle sc sc-tcp (rootfs: $2/rootfs, with sc-bench and notify-rtt)$(
+  log "bundles in $2: true sleep idle sc sc-tcp$([ -e "$2/no-profile" ] || echo " sc-prof") (rootfs: $2/rootfs, with sc-bench and notify-rtt)$(
     [ -e "$2/no-debian" ] && echo "; $(cat "$2/no-debian")" || echo " and ${WORKLOADS[*]} (the Debian rootfs)")"
   exit 0
 fi
@@ -247,8 +293,13 @@ CGROUP_NOTE=""
 undo_hugetlb() {
   local try
   for try in 1 2 3 4 5 6; do
-    # Cgroups a peer left behind under our hierarchy (named after our ids) go first.
-    find "$CGROOT/hugetlb" -mindepth 1 -depth -type d -name "$ID-*" -exec rmdir {} + 2>/dev/null
+    # Cgroups under our hierarchy go first: a peer's left behind, and any other runtime's
+    # (Podman puts its containers into every v1 hierarchy it finds, ours too, while we run).
+    # Only empty ones can go; one with processes keeps the hierarchy, and the log says so.
+    find "$CGROOT/hugetlb" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null
+    if find "$CGROOT/hugetlb" -mindepth 1 -type d | grep -q .; then
+      log "cgroups with processes in $CGROOT/hugetlb: $(find "$CGROOT/hugetlb" -mindepth 1 -type d | tr '\n' ' ')"
+    fi
     if ! umount "$CGROOT/hugetlb"; then
       log "could not unmount $CGROOT/hugetlb: undo it by hand"
       return 1
@@ -282,6 +333,11 @@ cleanup() {
   done
   if [ "$MOUNTED_HUGETLB" = 1 ]; then
     undo_hugetlb || rc=1
+  fi
+  # What another runtime wrote into the directory after the unmount (plain directories and
+  # files on the tmpfs: it thought them cgroups) goes with it; never anything under a mount.
+  if [ "$MADE_HUGETLB_DIR" = 1 ] && ! mountpoint -q "$CGROOT/hugetlb"; then
+    find "$CGROOT/hugetlb" -mindepth 1 -xdev -delete 2>/dev/null
   fi
   if [ "$MADE_HUGETLB_DIR" = 1 ]; then
     rmdir "$CGROOT/hugetlb" || {
@@ -321,7 +377,7 @@ for peer in "${PEERS[@]}"; do
     continue
   fi
   case $peer in
-  agentrt | agentrt-none) VERSION[$peer]=$("$AGENTRT" --version | sed -n 1p | sed 's/ version//') ;;
+  agentrt | agentrt-none | agentrt-ptrace) VERSION[$peer]=$("$AGENTRT" --version | sed -n 1p | sed 's/ version//') ;;
   runsc) VERSION[$peer]="runsc $(runsc --version | sed -n 1p | awk '{print $3}')" ;;
   *) VERSION[$peer]=$($bin --version | sed -n 1p | sed 's/ version//') ;;
   esac
@@ -335,13 +391,16 @@ if [ -z "${UNAVAIL[agentrt]:-}" ]; then
     HAVE_PLATFORM=1
   else
     UNAVAIL[agentrt-none]="not available: this agentrt has no \`--platform\` (\`agentrt run --help\`), so no supervisor: its default column is \`--platform none\` behaviour"
+    UNAVAIL[agentrt-ptrace]="not available: this agentrt has no \`--platform\`"
   fi
 fi
 
 if [ -z "${UNAVAIL[crun]:-}" ] && ! probe crun; then
   err=$(first_error "$TMP/probe-crun.err")
   controllers=$(cat "$CGROOT/unified/cgroup.controllers" 2>/dev/null || true)
-  if [[ $err == *hybrid* && $controllers == hugetlb && ! -e $CGROOT/hugetlb ]]; then
+  if [ "${BENCH_HUGETLB_MOVE:-1}" = 0 ]; then
+    UNAVAIL[crun]="cannot run here: $err (the bench did not move hugetlb: BENCH_HUGETLB_MOVE=0)"
+  elif [[ $err == *hybrid* && $controllers == hugetlb && ! -e $CGROOT/hugetlb ]]; then
     log "crun: \"$err\": moving hugetlb to its own v1 hierarchy for this run"
     if mkdir "$CGROOT/hugetlb" 2>"$TMP/mount.err"; then
       MADE_HUGETLB_DIR=1
@@ -365,13 +424,20 @@ if [ -z "${UNAVAIL[runsc]:-}" ] && ! probe runsc; then
   set_rt "$TMP"
   probe runsc || UNAVAIL[runsc]="cannot run here: $(first_error "$TMP/probe-runsc.err")"
 fi
-for peer in runc agentrt agentrt-none; do
+for peer in runc agentrt agentrt-none agentrt-ptrace; do
   if [ -z "${UNAVAIL[$peer]:-}" ] && ! probe $peer; then
-    UNAVAIL[$peer]="cannot run here: $(first_error "$TMP/probe-$peer.err")"
+    err=$(first_error "$TMP/probe-$peer.err")
+    # A platform agentrt refuses as not written yet is "not built" (DESIGN.md plans ptrace).
+    if [[ $peer == agentrt-ptrace && $err == *"not supported"* ]]; then
+      UNAVAIL[$peer]="not built: \`agentrt run --platform ptrace\` says \"$err\""
+    else
+      UNAVAIL[$peer]="cannot run here: $err"
+    fi
   fi
 done
 NOTE[runsc]="gVisor, --platform=ptrace (/dev/kvm here is a PVM device), --network=none${RUNSC_EXTRA:+, --ignore-cgroups}"
-declare -A LABEL=([agentrt-none]="agentrt --platform none")
+declare -A LABEL=([agentrt-none]="agentrt --platform none" [agentrt-ptrace]="agentrt --platform ptrace")
+NOTE[agentrt-ptrace]="\`run\` and \`create\` with \`--platform ptrace\`: the supervisor through ptrace stops"
 if [ "$HAVE_PLATFORM" = 1 ]; then
   LABEL[agentrt]="agentrt (default: seccomp)"
   NOTE[agentrt]="the default platform, seccomp: uname, execve, connect and bind go to the supervisor (seccomp user notification), the rest stays in the kernel"
@@ -496,8 +562,17 @@ tcp_with_lo_up() { # PEER ROUND
   NOTE[$peer,tcp-connect]="under a plain \`run\` the connect fails (\"${SCNA[$peer,tcp-connect]#n/a: }\"): $peer leaves the container's lo down, where runc, crun and runsc bring it up; measured instead with lo brought up from the host by \`nsenter --net=/proc/PID/ns/net ip link set lo up\` between \`\$RT create --bundle \$B/sc-tcp ID\` and \`\$RT start ID\`"
 }
 
-sc_once() { # PEER ROUND
-  local peer=$1 round=$2 out=$TMP/sc-$1-$2 t
+sc_once() { # PEER ROUND (PEER+prof: PEER with the OCI seccomp profile, bundle sc-prof)
+  local peer=$1 round=$2 out=$TMP/sc-$1-$2 t rt
+  if [[ $peer == *+prof ]]; then
+    rt=${peer%+prof}
+    if $(rt_run "$rt") --bundle "$B/sc-prof" "$ID-$rt-scprof$round" </dev/null >"$out.out" 2>"$out.err"; then
+      parse_sc "$rt" "$out.out" prof-
+    else
+      for t in "${SC_TESTS[@]}"; do SCNA[$rt,prof-$t]="failed: $(first_error "$out.err")"; done
+    fi
+    return
+  fi
   if [ "$peer" = host ]; then
     "$B/rootfs/sc-bench" -r 1 -t "$SC_BUDGET_MS" >"$out.out"
     parse_sc host "$out.out"
@@ -521,6 +596,13 @@ sc_once() { # PEER ROUND
 
 SC_PEERS=(host)
 for peer in "${PEERS[@]}"; do [ -n "${UNAVAIL[$peer]:-}" ] || SC_PEERS+=("$peer"); done
+for peer in "${PROF_PEERS[@]}"; do
+  if [ -e "$B/no-profile" ]; then
+    for t in "${SC_TESTS[@]}"; do VAL[$peer,prof-$t]="not measured: $(cat "$B/no-profile")"; done
+  elif [ -z "${UNAVAIL[$peer]:-}" ]; then
+    SC_PEERS+=("$peer+prof")
+  fi
+done
 for round in $(seq "$SC_RUNS"); do
   log "sc-bench, round $round of $SC_RUNS"
   n=${#SC_PEERS[@]}
@@ -529,8 +611,9 @@ for round in $(seq "$SC_RUNS"); do
   done
 done
 median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-for peer in "${SC_PEERS[@]}"; do
-  tests=("${SC_TESTS[@]}")
+for sc_peer in "${SC_PEERS[@]}"; do
+  peer=${sc_peer%+prof}
+  if [ "$peer" = "$sc_peer" ]; then tests=("${SC_TESTS[@]}"); else tests=("${SC_TESTS[@]/#/prof-}"); fi
   [ "$peer" != host ] || tests+=("${RTT_TESTS[@]/#/rtt-}")
   for t in "${tests[@]}"; do
     if [ -n "${SCV[$peer,$t]:-}" ]; then
@@ -574,7 +657,12 @@ fi
 # for agentrt, its supervisor's PSS alone.  "Left by the runtime": a process that was not there
 # before the first create, is there once all have started, is not one of this script's own,
 # and is gone after the deletes (other work on the machine rarely fits all three).
-IDLE_N=${BENCH_IDLE_N:-20}
+IDLE_N=${BENCH_IDLE_N:-100}
+# A peer stops short of IDLE_N when the host's MemAvailable falls below BENCH_IDLE_MEM_FLOOR_MB
+# (default 4096) or when starting them has taken BENCH_IDLE_MAX_SECONDS (default 300); its
+# figures are then per container of those it started, and a footnote says how many and why.
+IDLE_MEM_FLOOR_MB=${BENCH_IDLE_MEM_FLOOR_MB:-4096}
+IDLE_MAX_SECONDS=${BENCH_IDLE_MAX_SECONDS:-300}
 pss_kb() { # PID...: the sum of their Pss in kB (a process gone counts 0)
   local pid sum=0 v
   for pid in "$@"; do
@@ -591,7 +679,8 @@ alive() { # PID
   [ -n "$st" ] && [ "$st" != Z ]
 }
 mem_available_kb() { awk '/^MemAvailable:/ { print $2 }' /proc/meminfo; }
-all_pids() { find /proc -maxdepth 1 -name '[0-9]*' -printf '%f\n' | sort; }
+# (A process that goes while find reads /proc makes it complain and fail: not an error here.)
+all_pids() { { find /proc -maxdepth 1 -name '[0-9]*' -printf '%f\n' 2>/dev/null || true; } | sort; }
 # Other work on the machine (tests running beside the bench) starts processes too: only one in
 # an idle container's cgroup (named after its id), or one whose command line names this peer's
 # --root or an idle id (runsc's sandbox and gofer), or an agentrt supervisor, counts.
@@ -599,7 +688,7 @@ runtime_left() { # PEER PID
   local peer=$1 pid=$2
   grep -qx "$pid" "$TMP/fp-$peer.sv" && return 0
   grep -q -- "$ID-$peer-idle" "/proc/$pid/cgroup" 2>/dev/null && return 0
-  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -e "$TMP/root-$peer " -e "$ID-$peer-idle"
+  { tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null | grep -q -e "$TMP/root-$peer " -e "$ID-$peer-idle"
 }
 supervisor_pids() { # PEER ID: agentrt's supervisor (agentrt-watch) and its children (agentrt-sv)
   local sp
@@ -609,14 +698,23 @@ supervisor_pids() { # PEER ID: agentrt's supervisor (agentrt-watch) and its chil
   cat "/proc/$sp/task/"*/children 2>/dev/null | tr ' ' '\n' | grep . || true
 }
 declare -A FP_NOTE
+declare -A FP_N # how many idle containers each peer started
 footprint() { # PEER
-  local peer=$1 i id t0 t1 mem0 mem1 sv=0 nsv=0 pid left=0 nleft=0 rc=0
+  local peer=$1 i id t0 t1 mem0 mem1 sv=0 nsv=0 pid left=0 nleft=0 rc=0 n short=""
   local -a ids=() new=()
   log "$peer: $IDLE_N idle containers"
   all_pids >"$TMP/fp-$peer.before"
   mem0=$(mem_available_kb)
   t0=$(date +%s%N)
   for i in $(seq "$IDLE_N"); do
+    if [ "$(mem_available_kb)" -lt $((IDLE_MEM_FLOOR_MB * 1024)) ]; then
+      short="the host's MemAvailable fell below $IDLE_MEM_FLOOR_MB MiB (BENCH_IDLE_MEM_FLOOR_MB)"
+      break
+    fi
+    if [ "$(date +%s%N)" -gt $((t0 + IDLE_MAX_SECONDS * 1000000000)) ]; then
+      short="starting them took over $IDLE_MAX_SECONDS s (BENCH_IDLE_MAX_SECONDS)"
+      break
+    fi
     id=$ID-$peer-idle$i
     ids+=("$id")
     $(rt_create "$peer") --bundle "$B/idle" "$id" </dev/null >/dev/null 2>"$TMP/fp-$peer.err" &&
@@ -626,12 +724,17 @@ footprint() { # PEER
     }
   done
   t1=$(date +%s%N)
+  n=${#ids[@]}
+  FP_N[$peer]=$n
+  [ -z "$short" ] ||
+    NOTE[$peer,fp-start]="only $n of $IDLE_N containers were started: $short; this peer's memory figures are per container of those $n"
+  [ "$n" -gt 0 ] || rc=1
   sleep 2 # let what the runtime started settle (runsc's sandbox, agentrt's supervisor)
   mem1=$(mem_available_kb)
   all_pids >"$TMP/fp-$peer.after"
   if [ "$rc" = 0 ]; then
     VAL[$peer,fp-start]=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", (b - a) / 1e6 }')
-    VAL[$peer,fp-avail]=$(awk -v a="$mem0" -v b="$mem1" -v n="$IDLE_N" 'BEGIN { v = (a - b) / n / 1024; printf "%.3f", v < 0 ? 0 : v }')
+    VAL[$peer,fp-avail]=$(awk -v a="$mem0" -v b="$mem1" -v n="$n" 'BEGIN { v = (a - b) / n / 1024; printf "%.3f", v < 0 ? 0 : v }')
     for id in "${ids[@]}"; do
       for pid in $(supervisor_pids "$peer" "$id"); do
         sv=$((sv + $(pss_kb "$pid")))
@@ -639,7 +742,7 @@ footprint() { # PEER
       done
     done
     [ "$nsv" = 0 ] ||
-      VAL[$peer,fp-sv]=$(awk -v s="$sv" -v n="$IDLE_N" 'BEGIN { printf "%.3f", s / n / 1024 }')
+      VAL[$peer,fp-sv]=$(awk -v s="$sv" -v n="$n" 'BEGIN { printf "%.3f", s / n / 1024 }')
     for id in "${ids[@]}"; do supervisor_pids "$peer" "$id"; done >"$TMP/fp-$peer.sv"
     for pid in $(comm -13 "$TMP/fp-$peer.before" "$TMP/fp-$peer.after"); do
       runtime_left "$peer" "$pid" || continue
@@ -648,8 +751,9 @@ footprint() { # PEER
   else
     for row in fp-start fp-avail fp-pss; do VAL[$peer,$row]="failed: $(first_error "$TMP/fp-$peer.err")"; done
   fi
-  for id in "${ids[@]}"; do ${RT[$peer]} kill "$id" KILL </dev/null >/dev/null 2>&1 || true; done
-  for id in "${ids[@]}"; do ${RT[$peer]} delete --force "$id" </dev/null >/dev/null 2>&1 || true; done
+  # Eight at a time: a runsc delete waits for its sandbox to wind down (seconds each).
+  [ "$n" = 0 ] || printf '%s\n' "${ids[@]}" |
+    xargs -P 8 -I{} sh -c "${RT[$peer]} kill {} KILL; ${RT[$peer]} delete --force {}" >/dev/null 2>&1 || true
   [ "$rc" = 0 ] || return 0
   sleep 1
   for pid in "${new[@]}"; do
@@ -658,8 +762,8 @@ footprint() { # PEER
       nleft=$((nleft + 1))
     fi
   done
-  VAL[$peer,fp-pss]=$(awk -v s="$left" -v n="$IDLE_N" 'BEGIN { printf "%.3f", s / n / 1024 }')
-  FP_NOTE[$peer]=$(awk -v p="$nleft" -v n="$IDLE_N" 'BEGIN { printf "%g", p / n }')
+  VAL[$peer,fp-pss]=$(awk -v s="$left" -v n="$n" 'BEGIN { printf "%.3f", s / n / 1024 }')
+  FP_NOTE[$peer]=$(awk -v p="$nleft" -v n="$n" 'BEGIN { printf "%g", p / n }')
 }
 for peer in "${PEERS[@]}"; do
   [ -z "${UNAVAIL[$peer]:-}" ] || continue
@@ -714,6 +818,7 @@ cell() { # PEER ROW
   if [ -n "${UNAVAIL[$peer]:-}" ]; then
     case ${UNAVAIL[$peer]} in
     "not available:"*) echo "not available" ;; # the setup row says why
+    "not built:"*) echo "not built" ;;
     *) echo "${UNAVAIL[$peer]}" ;;
     esac
     return
@@ -737,7 +842,7 @@ declare -A NOTE_MARK
 SUPERSCRIPT=(⁰ ¹ ² ³ ⁴ ⁵ ⁶ ⁷ ⁸ ⁹)
 NOTE_ORDER=()
 FOOTPRINT=(fp-start fp-pss fp-avail)
-for row in "${LIFECYCLE[@]}" "${SC_TESTS[@]}" "${WORKLOADS[@]/#/wl-}" "${FOOTPRINT[@]}" scale; do
+for row in "${LIFECYCLE[@]}" "${SC_TESTS[@]}" "${SC_TESTS[@]/#/prof-}" "${WORKLOADS[@]/#/wl-}" "${FOOTPRINT[@]}" scale; do
   for peer in "${PEERS[@]}"; do
     if [ -n "${NOTE[$peer,$row]:-}" ] && [ -z "${UNAVAIL[$peer]:-}" ] && is_num "${VAL[$peer,$row]:-}"; then
       NOTE_ORDER+=("$peer,$row")
@@ -800,6 +905,7 @@ declare -A FP_CMD=(
 declare -A ROW_NAME=([fp-start]="start $IDLE_N idle" [fp-pss]="memory per idle container (PSS)"
   [fp-avail]="memory per idle container (MemAvailable)" [scale]="parallel loops")
 for w in "${WORKLOADS[@]}"; do ROW_NAME[wl-$w]=${WL_LABEL[$w]}; done
+for t in "${SC_TESTS[@]}"; do ROW_NAME[prof-$t]="${SC_LABEL[$t]} with the OCI seccomp profile"; done
 SCALE_LABEL="$SCALE_LOOPS parallel create/start/delete loops for $SCALE_SECONDS s (higher is better)"
 SCALE_CMD="$SCALE_LOOPS loops side by side, each: \`\$RT create --bundle \$B/true ID; \$RT start ID; \$RT delete --force ID\` (a new ID each time) until $SCALE_SECONDS s have passed; containers ÷ the wall time until the last loop ended"
 goal_cell() { # VALUE GOAL UNIT: VALUE, and whether it meets "≤ GOAL"
@@ -823,6 +929,106 @@ runsc_cell() { # PEER: its per-container memory ÷ runsc's
     printf ' (MemAvailable: %s×)' "$(fmt "$(ratio "$a" "$ra")")"
   fi
 }
+# The system-call rows with the OCI seccomp profile: crun and runc run with it, agentrt (default)
+# with its own filter (its figure from the plain row), each set against crun with the profile.
+prof_cell() { # PEER TEST
+  local peer=$1 t=$2 v base=${VAL[crun,prof-$2]:-}
+  case $peer in
+  crun | runc) v=${VAL[$peer,prof-$t]:-} ;;
+  agentrt) v=${VAL[agentrt,$t]:-} ;;
+  *)
+    echo —
+    return
+    ;;
+  esac
+  if [ -n "${UNAVAIL[$peer]:-}" ]; then
+    cell "$peer" "$t"
+  elif ! is_num "$v"; then
+    echo "${v:-not measured}"
+  elif is_num "$base" && awk -v b="$base" 'BEGIN { exit !(b > 0) }'; then
+    printf '%s (%s× crun with the profile)' "$(fmt "$v")" "$(fmt "$(ratio "$v" "$base")")"
+  else
+    fmt "$v"
+  fi
+  if [ "$peer" != agentrt ] && [ -n "${NOTE_MARK[$peer,prof-$t]:-}" ]; then printf ' %s' "${NOTE_MARK[$peer,prof-$t]}"; fi
+}
+
+# The goals of issue 7, each with its figure and whether it is met.  goal_line GOAL VALUE OP
+# LIMIT FIGURE FROM: VALUE (a ratio) against LIMIT with OP (le: at most, ge: at least).
+goal_line() {
+  local verdict
+  if ! is_num "$2"; then
+    verdict="not measured"
+  elif awk -v v="$2" -v l="$4" -v op="$3" 'BEGIN { exit !(op == "le" ? v <= l : v >= l) }'; then
+    verdict=met
+  else
+    verdict="**missed**"
+  fi
+  printf '| %s | %s | %s | %s |\n' "$1" "$5" "$verdict" "$6"
+}
+ratio_of() { # PEER ROW OTHER_PEER [OTHER_ROW]: VAL[PEER,ROW] ÷ VAL[OTHER,OTHER_ROW], or nothing
+  local a=${VAL[$1,$2]:-} b=${VAL[$3,${4:-$2}]:-}
+  [ -z "${UNAVAIL[$1]:-}" ] && [ -z "${UNAVAIL[$3]:-}" ] && is_num "$a" && is_num "$b" &&
+    awk -v b="$b" 'BEGIN { exit !(b > 0) }' && ratio "$a" "$b"
+}
+ratio_text() { # RATIO A_LABEL B_LABEL: "1.10× (A ÷ B)" or why not
+  if is_num "$1"; then printf '%s× (%s ÷ %s)' "$(fmt "$1")" "$2" "$3"; else echo "not measured"; fi
+}
+goals_table() {
+  local r r2 t w base=${VAL[host,rtt-$RTT_BASE]:-} v none
+  echo "## Goals (issue 7)"
+  echo
+  echo "Each from this run's table below; ratios of medians.  "agentrt" is its default platform"
+  echo "(seccomp, the supervisor)."
+  echo
+  echo "| goal | figure | verdict | from the rows |"
+  echo "|---|---|---|---|"
+  r=$(ratio_of agentrt run crun || true)
+  goal_line "\`run\` of /bin/true with the supervisor ≤ 1.1× crun" "$r" le 1.1 "$(ratio_text "$r" agentrt crun)" "run /bin/true"
+  r=$(ratio_of agentrt-none run crun || true)
+  goal_line "\`run\` of /bin/true with \`--platform none\` ≤ 1.0× crun" "$r" le 1.0 "$(ratio_text "$r" "agentrt --platform none" crun)" "run /bin/true"
+  r=$(ratio_of agentrt run runsc || true)
+  goal_line "\`run\` of /bin/true ≤ 0.1× runsc" "$r" le 0.1 "$(ratio_text "$r" agentrt runsc)" "run /bin/true"
+  r=$(ratio_of agentrt getppid crun || true)
+  goal_line "allowed system call (getppid) ≤ 1.05× crun" "$r" le 1.05 "$(ratio_text "$r" agentrt crun)" "getppid (allowed call)"
+  r=$(ratio_of agentrt getppid crun prof-getppid || true)
+  goal_line "allowed system call (getppid) ≤ 1.05× crun, both with a seccomp filter" "$r" le 1.05 "$(ratio_text "$r" agentrt "crun with the OCI profile")" "getppid … with the OCI seccomp profile"
+  r=$(ratio_of agentrt wl-py-cpu crun || true)
+  goal_line "CPU-bound loop ≤ 1.05× crun" "$r" le 1.05 "$(ratio_text "$r" agentrt crun)" "python3: CPU-bound loop"
+  for t in "${SUPERVISED[@]}"; do
+    v=${VAL[agentrt,$t]:-} none=${VAL[agentrt-none,$t]:-} r=""
+    if [ -z "${UNAVAIL[agentrt]:-}${UNAVAIL[agentrt-none]:-}" ] && is_num "$v" && is_num "$none" && is_num "$base"; then
+      r=$(ratio "$(awk -v a="$v" -v b="$none" 'BEGIN { print a - b }')" "$base")
+      goal_line "supervised ${SUP_LABEL[$t]}: what the supervisor adds ≤ 1.5× the raw notify round trip" "$r" le 1.5 \
+        "$(fmt "$r")× ($(awk -v a="$v" -v b="$none" 'BEGIN { printf "%+.0f", a - b }') ns over \`--platform none\` ÷ $(fmt "$base") ns, \`$RTT_BASE\`)" \
+        "${SC_LABEL[$t]}; supervised ${SUP_LABEL[$t]}"
+    else
+      goal_line "supervised ${SUP_LABEL[$t]}: what the supervisor adds ≤ 1.5× the raw notify round trip" "" le 1.5 "not measured" "${SC_LABEL[$t]}"
+    fi
+  done
+  r=$(ratio_of runsc open-close agentrt || true)
+  goal_line "open+close ≥ 10× faster than runsc (ptrace)" "$r" ge 10 "$(ratio_text "$r" runsc agentrt)" "open+close of a regular file"
+  for w in "${WORKLOADS[@]}"; do
+    r=$(ratio_of agentrt "wl-$w" crun || true)
+    r2=$(ratio_of agentrt "wl-$w" runsc || true)
+    if is_num "$r" && is_num "$r2" && awk -v a="$r2" 'BEGIN { exit !(a < 1) }'; then
+      goal_line "${WL_LABEL[$w]}: ≤ 1.15× crun and faster than runsc" "$r" le 1.15 \
+        "$(ratio_text "$r" agentrt crun); $(fmt "$r2")× runsc" "${WL_LABEL[$w]}"
+    elif is_num "$r" && is_num "$r2"; then
+      printf '| %s | %s | **missed** (not faster than runsc) | %s |\n' "${WL_LABEL[$w]}: ≤ 1.15× crun and faster than runsc" \
+        "$(ratio_text "$r" agentrt crun); $(fmt "$r2")× runsc" "${WL_LABEL[$w]}"
+    else
+      goal_line "${WL_LABEL[$w]}: ≤ 1.15× crun and faster than runsc" "" le 1.15 "not measured" "${WL_LABEL[$w]}"
+    fi
+  done
+  v=${VAL[agentrt,fp-sv]:-}
+  [ -z "${UNAVAIL[agentrt]:-}" ] || v=""
+  goal_line "supervisor memory ≤ 2 MiB per container" "$v" le 2 "$(is_num "$v" && echo "$(fmt "$v") MiB PSS" || echo "not measured")" "supervisor PSS per idle container"
+  r=$(ratio_of agentrt fp-pss runsc || true)
+  goal_line "host memory per idle container ≤ 0.1× runsc's per idle sandbox" "$r" le 0.1 "$(ratio_text "$r" agentrt runsc)$(is_num "$r" && echo " by PSS")" "host memory per idle container: PSS"
+  echo
+}
+
 SC_CMD='`$RT run --bundle $B/sc ID` (×'"$SC_RUNS"'); host: `$B/rootfs/sc-bench -r 1 -t '"$SC_BUDGET_MS"
 RTT_CMD='host, in its turn of each round (×'"$SC_RUNS"'): `$B/rootfs/notify-rtt -r 1 -t '"$SC_BUDGET_MS"
 {
@@ -845,6 +1051,9 @@ RTT_CMD='host, in its turn of each round (×'"$SC_RUNS"'): `$B/rootfs/notify-rtt
   echo "The notify round trip rows are bench/notify-rtt.c on the host (getppid answered by a"
   echo "supervisor process at once); the \"supervised\" rows set agentrt's supervised calls against"
   echo "the \`$RTT_BASE\` round trip."
+  echo
+  goals_table
+  echo "## All figures"
   echo
   printf '| measurement | unit |'
   for peer in "${PEERS[@]}"; do printf ' %s |' "${LABEL[$peer]:-$peer}"; done
@@ -874,6 +1083,11 @@ RTT_CMD='host, in its turn of each round (×'"$SC_RUNS"'): `$B/rootfs/notify-rtt
     for peer in "${PEERS[@]}"; do printf ' %s |' "$(cell "$peer" "$t")"; done
     printf ' %s | %s |\n' "$(is_num "${VAL[host,$t]:-}" && fmt "${VAL[host,$t]}" || echo "${VAL[host,$t]:-—}")" \
       "$SC_CMD $t\`"
+  done
+  for t in "${SC_TESTS[@]}"; do
+    printf '| %s, crun and runc with an OCI seccomp profile (agentrt: its own filter, as above) | ns/call |' "${SC_LABEL[$t]}"
+    for peer in "${PEERS[@]}"; do printf ' %s |' "$(prof_cell "$peer" "$t")"; done
+    printf ' — | `$RT run --bundle $B/sc-prof ID` (×%s): `$B/sc` with `linux.seccomp` = `%s` turned into OCI for x86_64 and the bundle'"'"'s capabilities, as an engine does (bench/run.sh: PROFILE_TO_OCI) |\n' "$SC_RUNS" "$SECCOMP_PROFILE"
   done
   for t in "${RTT_TESTS[@]}"; do
     printf '| %s | ns/call |' "${RTT_LABEL[$t]}"

@@ -434,6 +434,46 @@ EOF_CASES
   leaves_nothing
 }
 
+# policy_files: the compiled policies kept in --root, one a line.
+policy_files() { find "$ROOT/state" -maxdepth 1 -name 'policy@*.bpf' | sort; }
+
+@test "supervisor: the compiled policy is kept in --root and reused; a file that is not ours is not" {
+  update_config '.process.args = ["/bin/uname", "-r"]'
+  agentrt run -b "$BUNDLE" "$CID-1"
+  [ "$status" -eq 0 ]
+  [ "$output" = 6.1.0-agentrt ]
+  agentrt run -b "$BUNDLE" "$CID-2"
+  [ "$status" -eq 0 ]
+  [ "$output" = 6.1.0-agentrt ]
+  local f
+  f=$(policy_files)
+  [ "$(wc -l <<<"$f")" -eq 1 ]
+  [ "$(stat -c %a "$f")" = 600 ]
+  [ "$(head -c 16 "$f")" = "agentrt policy 1" ]
+  cp "$f" "$ROOT/kept"
+  agentrt run -b "$BUNDLE" "$CID-3" # taken from the file: the same file after
+  [ "$status" -eq 0 ]
+  [ "$output" = 6.1.0-agentrt ]
+  cmp "$f" "$ROOT/kept"
+  # Not ours: garbage, or writable by others.  Compiled afresh (uname still answered by the
+  # supervisor) and written again.
+  printf 'agentrt policy 1\ngarbage' >"$f"
+  agentrt run -b "$BUNDLE" "$CID-4"
+  [ "$status" -eq 0 ]
+  [ "$output" = 6.1.0-agentrt ]
+  cmp "$f" "$ROOT/kept"
+  chmod 666 "$f"
+  agentrt run -b "$BUNDLE" "$CID-5"
+  [ "$status" -eq 0 ]
+  [ "$(stat -c %a "$f")" = 600 ]
+  # Another switch is another policy, in a file of its own.
+  update_config '.annotations["io.agentrt.policy.ptrace"] = "allow"'
+  agentrt run -b "$BUNDLE" "$CID-6"
+  [ "$status" -eq 0 ]
+  [ "$(policy_files | wc -l)" -eq 2 ]
+  leaves_nothing
+}
+
 @test "supervisor: agentrt policy show lists mount as deny; --format json is valid JSON" {
   agentrt policy show
   [ "$status" -eq 0 ]

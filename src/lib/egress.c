@@ -303,8 +303,7 @@ egress_open_hosts (int state_dirfd, const char *state_dir, const struct egress_l
   cleanup_free char *path = xasprintf ("%s/%s", state_dir, EGRESS_HOSTS_FILE);
   int fd;
 
-  if (ar_write_file_atomic (state_dirfd, EGRESS_HOSTS_FILE, l->hosts, strlen (l->hosts), 0644, err)
-      < 0)
+  if (ar_replace_file (state_dirfd, EGRESS_HOSTS_FILE, l->hosts, strlen (l->hosts), 0644, err) < 0)
     return -1;
   fd = (int) syscall (SYS_open_tree, AT_FDCWD, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
   if (fd < 0)

@@ -224,6 +224,7 @@ static int
 prepare_exec_policy (struct exec_policy *ep, ar_error_t *err)
 {
   struct sandbox_flags none = { .policy_only = true };
+  cleanup_close int rootfd = -1;
   struct sandbox sb;
   struct policy p;
   int r;
@@ -241,7 +242,8 @@ prepare_exec_policy (struct exec_policy *ep, ar_error_t *err)
   sandbox_release (&sb);
   if (r < 0)
     return -1;
-  r = policy_compile (&p, &ep->prog, err);
+  rootfd = openat (ep->dirfd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  r = policy_compile_cached (&p, rootfd, &ep->prog, err);
   policy_release (&p);
   return r;
 }

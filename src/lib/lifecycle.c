@@ -51,8 +51,9 @@ struct create_ctx
 {
   const char *id;
   const struct ar_create_opts *o;
-  bool foreground; /* run without --detach: a terminal is proxied, not sent */
-  int console;     /* the pty master while we hold it, else -1 */
+  const char *state_root; /* --root: where the compiled policy is kept */
+  bool foreground;        /* run without --detach: a terminal is proxied, not sent */
+  int console;            /* the pty master while we hold it, else -1 */
   char *bundle, *rootfs;
   char *config_text;
   struct spec *spec;
@@ -199,6 +200,7 @@ prepare_oci_filter (struct create_ctx *c, ar_error_t *err)
 static int
 prepare_policy (struct create_ctx *c, ar_error_t *err)
 {
+  cleanup_close int rootfd = -1;
   struct policy p;
   int r;
 
@@ -208,7 +210,9 @@ prepare_policy (struct create_ctx *c, ar_error_t *err)
     return 0;
   if (policy_init (&p, policy_native_table (), &c->sb.popts, err) < 0)
     return -1;
-  r = policy_compile (&p, &c->progs[FILTER_POLICY], err);
+  /* The root may not exist before the first container: then compiled, and kept next time.  */
+  rootfd = open (c->state_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  r = policy_compile_cached (&p, rootfd, &c->progs[FILTER_POLICY], err);
   policy_release (&p);
   if (r < 0)
     return -1;
@@ -405,7 +409,7 @@ container_write_pid_file (const char *path, pid_t pid, ar_error_t *err)
   dirfd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dirfd < 0)
     return ar_make_error (err, errno, "pid file directory `%s`", dir);
-  if (ar_write_file_atomic (dirfd, slash ? slash + 1 : path, text, strlen (text), 0644, err) < 0)
+  if (ar_replace_file (dirfd, slash ? slash + 1 : path, text, strlen (text), 0644, err) < 0)
     return ar_error_wrap (err, "write pid file `%s`", path);
   return 0;
 }
@@ -647,8 +651,7 @@ create_in (struct create_ctx *c, int dirfd, pid_t *pid_out, ar_error_t *err)
   c->st = new_state (c);
   /* state.json first: the window in which the directory has none is as short as it can be.  */
   if (state_save (dirfd, c->st, err) < 0
-      || ar_write_file_atomic (dirfd, CONFIG_COPY, c->config_text, strlen (c->config_text), 0600,
-                               err)
+      || ar_replace_file (dirfd, CONFIG_COPY, c->config_text, strlen (c->config_text), 0600, err)
              < 0
       || state_dir_path (dirfd, &c->state_dir, err) < 0
       || spawn_in_cgroup (c, dirfd, &res, err) < 0)
@@ -695,7 +698,12 @@ create_container (const struct ar_globals *g, const char *id, const struct ar_cr
                   bool foreground, pid_t *pid, int *console, ar_error_t *err)
 {
   cleanup_create_ctx struct create_ctx c = {
-    .id = id, .o = o, .foreground = foreground, .console = -1, .systemd_cgroup = g->systemd_cgroup
+    .id = id,
+    .o = o,
+    .foreground = foreground,
+    .console = -1,
+    .systemd_cgroup = g->systemd_cgroup,
+    .state_root = container_root (g),
   };
   cleanup_close int rootfd = -1;
   cleanup_close int dirfd = -1;

@@ -71,6 +71,15 @@ test_atomic_write (void)
   fd = open (dir, O_RDONLY | O_DIRECTORY);
   CHECK (ar_write_file_atomic (fd, "f", "one", 3, 0600, &err) == 0);
   CHECK (ar_write_file_atomic (fd, "f", "two!", 4, 0600, &err) == 0);
+  CHECK (ar_replace_file (fd, "g", "three", 5, 0600, &err) == 0);
+  CHECK (ar_replace_file (fd, "g", "four", 4, 0600, &err) == 0);
+  path = xasprintf ("%s/g", dir);
+  CHECK (ar_read_file (path, 0, &got, NULL, &err) == 0);
+  CHECK_STR (got, "four");
+  CHECK (unlink (path) == 0);
+  free (path);
+  free (got);
+  got = NULL;
   path = xasprintf ("%s/f", dir);
   CHECK (ar_read_file (path, 0, &got, NULL, &err) == 0);
   CHECK_STR (got, "two!");

@@ -212,16 +212,16 @@ open_temp (int dirfd, const char *name, mode_t mode, char **tmp, ar_error_t *err
   return ar_make_error (err, EEXIST, "create a temporary file for `%s`", name);
 }
 
-int
-ar_write_file_atomic (int dirfd, const char *name, const char *buf, size_t len, mode_t mode,
-                      ar_error_t *err)
+static int
+write_replace (int dirfd, const char *name, const char *buf, size_t len, mode_t mode, bool sync,
+               ar_error_t *err)
 {
   cleanup_free char *tmp = NULL;
   cleanup_close int fd = open_temp (dirfd, name, mode, &tmp, err);
 
   if (fd < 0)
     return -1;
-  if (ar_write_all (fd, buf, len, tmp, err) < 0 || (fsync (fd) < 0 && errno != EINVAL))
+  if (ar_write_all (fd, buf, len, tmp, err) < 0 || (sync && fsync (fd) < 0 && errno != EINVAL))
     {
       if (err && *err == NULL)
         ar_make_error (err, errno, "fsync `%s`", tmp);
@@ -235,6 +235,20 @@ ar_write_file_atomic (int dirfd, const char *name, const char *buf, size_t len, 
       return ar_make_error (err, e, "rename `%s` to `%s`", tmp, name);
     }
   return 0;
+}
+
+int
+ar_write_file_atomic (int dirfd, const char *name, const char *buf, size_t len, mode_t mode,
+                      ar_error_t *err)
+{
+  return write_replace (dirfd, name, buf, len, mode, true, err);
+}
+
+int
+ar_replace_file (int dirfd, const char *name, const char *buf, size_t len, mode_t mode,
+                 ar_error_t *err)
+{
+  return write_replace (dirfd, name, buf, len, mode, false, err);
 }
 
 char *

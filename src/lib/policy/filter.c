@@ -14,8 +14,13 @@
 #include <config.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <sys/socket.h>
 #include <sys/ioctl.h>
 
@@ -205,5 +210,91 @@ policy_compile (const struct policy *p, struct seccomp_prog *out, ar_error_t *er
   if (seccomp_prog_from_ctx (ctx, "agentrt policy", out, err) < 0)
     return -1;
   out->notify = true;
+  return 0;
+}
+
+/* A compiled policy is the same for every container of one agentrt binary, one libseccomp and one
+   set of switches, and compiling it takes milliseconds (libseccomp): most of what the supervisor
+   added to create and exec.  So it is kept in the state root, as crun keeps its seccomp cache: a
+   file named after a hash of that identity, holding the identity and then the BPF, written
+   atomically.  A file that is not ours (owner, mode, identity, size) is never used: the policy
+   is compiled afresh and the file rewritten.  The root is root's, as are the state directories
+   beside it, which can already decide more than a filter.  */
+static char *
+compiled_identity (const struct policy *p)
+{
+  const struct scmp_version *v = seccomp_version ();
+  struct stat st;
+
+  if (stat ("/proc/self/exe", &st) < 0 || v == NULL)
+    return NULL;
+  return xasprintf ("agentrt policy 1\nexe %llu:%llu:%lld.%09ld:%lld\nlibseccomp %u.%u.%u\n"
+                    "arch %s\nallow_ptrace %d\n",
+                    (unsigned long long) st.st_dev, (unsigned long long) st.st_ino,
+                    (long long) st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (long long) st.st_size,
+                    v->major, v->minor, v->micro, p->table->arch, (int) p->opts.allow_ptrace);
+}
+
+static char *
+cache_name (const char *identity)
+{
+  uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
+
+  for (const unsigned char *c = (const unsigned char *) identity; *c; c++)
+    h = (h ^ *c) * 0x100000001b3ULL;
+  /* '@' is not allowed in a container id: no state directory can have this name.  */
+  return xasprintf ("policy@%016llx.bpf", (unsigned long long) h);
+}
+
+static bool
+cache_read (int dirfd, const char *name, const char *identity, struct seccomp_prog *out)
+{
+  size_t idlen = strlen (identity) + 1;
+  cleanup_close int fd = openat (dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  cleanup_free char *buf = NULL;
+  struct stat st;
+  size_t len = 0, n;
+
+  if (fd < 0 || fstat (fd, &st) < 0 || !S_ISREG (st.st_mode) || st.st_uid != geteuid ()
+      || (st.st_mode & 022) != 0)
+    return false;
+  if (ar_read_fd (fd, name, idlen + 4096 * sizeof (struct sock_filter), &buf, &len, NULL) < 0
+      || len <= idlen || memcmp (buf, identity, idlen) != 0)
+    return false;
+  n = len - idlen;
+  if (n % sizeof (struct sock_filter) != 0 || n / sizeof (struct sock_filter) > 4096)
+    return false;
+  out->insns = xmalloc (n);
+  memcpy (out->insns, buf + idlen, n);
+  out->len = (unsigned short) (n / sizeof (struct sock_filter));
+  out->notify = true;
+  return true;
+}
+
+static void
+cache_write (int dirfd, const char *name, const char *identity, const struct seccomp_prog *prog)
+{
+  size_t idlen = strlen (identity) + 1;
+  size_t n = prog->len * sizeof (struct sock_filter);
+  cleanup_free char *buf = xmalloc (idlen + n);
+
+  memcpy (buf, identity, idlen);
+  memcpy (buf + idlen, prog->insns, n);
+  (void) ar_write_file_atomic (dirfd, name, buf, idlen + n, 0600, NULL); /* synced: written once */
+}
+
+int
+policy_compile_cached (const struct policy *p, int dirfd, struct seccomp_prog *out, ar_error_t *err)
+{
+  cleanup_free char *identity = dirfd >= 0 ? compiled_identity (p) : NULL;
+  cleanup_free char *name = identity ? cache_name (identity) : NULL;
+
+  memset (out, 0, sizeof *out);
+  if (name && cache_read (dirfd, name, identity, out))
+    return 0;
+  if (policy_compile (p, out, err) < 0)
+    return -1;
+  if (name)
+    cache_write (dirfd, name, identity, out);
   return 0;
 }

@@ -122,6 +122,10 @@ const struct sc_entry *policy_lookup (const struct policy *p, long nr);
 /* Generate the seccomp filter of the policy: allow entries allowed, allow-if entries allowed on
    their condition, errno entries refused in BPF, everything else SCMP_ACT_NOTIFY.  */
 int policy_compile (const struct policy *p, struct seccomp_prog *out, ar_error_t *err);
+/* The same, kept in (and taken from) the directory dirfd (the state root) for the next
+   container; dirfd -1: compiled every time.  */
+int policy_compile_cached (const struct policy *p, int dirfd, struct seccomp_prog *out,
+                           ar_error_t *err);
 
 /* Names for output.  */
 const char *policy_tier_name (enum sc_tier t);

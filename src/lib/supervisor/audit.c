@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,20 +20,63 @@
 #include "supervisor/sv.h"
 #include "utils.h"
 
+/* The caller's comm, from /proc/TID/comm.  A thread that makes many audited calls (connects in a
+   loop) has its file opened once and read again (pread) for each: the fd stays bound to the
+   task it was opened for, so once that task is gone it fails (ESRCH), even if its number names
+   another task by then, and the number is opened afresh.  A few slots, reused in turn.  The fd
+   a slot drops is closed after the answer (*stale): closing the file of a task that has gone
+   costs as much as opening one, and execs come from a new process each.  */
+#define COMM_SLOTS 8
+
+static struct
+{
+  pid_t tid;
+  int fd;
+} comm_cache[COMM_SLOTS];
+static unsigned comm_next;
+static pthread_mutex_t comm_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static void
-read_comm (pid_t pid, char *buf, size_t size)
+read_comm (pid_t tid, char *buf, size_t size, int *stale)
 {
   char path[64];
-  int fd;
-  ssize_t n;
+  ssize_t n = -1;
+  int slot = -1, fd;
 
-  snprintf (path, sizeof path, "/proc/%d/comm", (int) pid);
   buf[0] = '\0';
-  fd = open (path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return;
-  n = read (fd, buf, size - 1);
-  close (fd);
+  pthread_mutex_lock (&comm_lock);
+  for (int i = 0; i < COMM_SLOTS && slot < 0; i++)
+    if (comm_cache[i].tid == tid && tid != 0)
+      {
+        slot = i;
+        n = pread (comm_cache[i].fd, buf, size - 1, 0);
+        if (n <= 0)
+          {
+            *stale = comm_cache[i].fd;
+            comm_cache[i].tid = 0;
+          }
+      }
+  if (slot < 0)
+    {
+      slot = (int) (comm_next++ % COMM_SLOTS);
+      if (comm_cache[slot].tid != 0)
+        *stale = comm_cache[slot].fd;
+      comm_cache[slot].tid = 0;
+    }
+  if (n <= 0)
+    {
+      snprintf (path, sizeof path, "/proc/%d/comm", (int) tid);
+      fd = open (path, O_RDONLY | O_CLOEXEC);
+      n = fd >= 0 ? read (fd, buf, size - 1) : -1;
+      if (n > 0)
+        {
+          comm_cache[slot].tid = tid;
+          comm_cache[slot].fd = fd;
+        }
+      else if (fd >= 0)
+        close (fd);
+    }
+  pthread_mutex_unlock (&comm_lock);
   if (n <= 0)
     return;
   buf[n] = '\0';
@@ -79,8 +123,7 @@ write_alerts (struct sv *sv, unsigned long n)
   int len = snprintf (text, sizeof text, "%lu\n", n);
   ar_error_t err = NULL;
 
-  if (ar_write_file_atomic (sv->state_dirfd, SUPERVISOR_ALERTS_FILE, text, (size_t) len, 0644, &err)
-      < 0)
+  if (ar_replace_file (sv->state_dirfd, SUPERVISOR_ALERTS_FILE, text, (size_t) len, 0644, &err) < 0)
     ar_log_error_release (&err);
 }
 
@@ -93,13 +136,10 @@ append_line (struct sv *sv, char *line, size_t len)
 }
 
 static void
-open_record (struct ar_json *j, struct sv *sv)
+open_record (struct ar_json *j, struct sv *sv, const struct timespec *when)
 {
-  struct timespec now;
-  cleanup_free char *time = NULL;
+  cleanup_free char *time = ar_time_rfc3339 (when);
 
-  clock_gettime (CLOCK_REALTIME, &now);
-  time = ar_time_rfc3339 (&now);
   ar_json_obj_open (j);
   ar_json_kstr (j, "time", time);
   ar_json_kstr (j, "id", sv->id);
@@ -143,40 +183,78 @@ sv_audit_tick (struct sv *sv)
     write_alerts (sv, alerts);
 }
 
-void
-sv_audit (struct sv_call *c, const char *verdict, int err, const char *args_json)
+static void
+write_record (struct sv_call *c, const struct sv_record *r)
 {
   struct ar_json *j = ar_json_new (NULL);
   const struct sc_entry *e = c->entry;
-  int sev = c->severity != SEV_NONE ? c->severity : e ? e->severity : SEV_WARN;
   cleanup_free char *line = NULL;
-  char comm[32];
   size_t len;
 
-  if (!admit (c->sv, sev == SEV_ALERT))
-    {
-      ar_json_free (j);
-      return;
-    }
-  read_comm ((pid_t) c->req->pid, comm, sizeof comm);
-  open_record (j, c->sv);
+  open_record (j, c->sv, &r->time);
   ar_json_kint (j, "pid", (long long) c->req->pid);
-  ar_json_kstr (j, "comm", sv_id_valid (c) ? comm : "");
+  ar_json_kstr (j, "comm", r->comm);
   ar_json_kstr (j, "syscall", c->name);
   ar_json_key (j, "args");
-  if (args_json)
-    ar_json_raw (j, args_json);
+  if (r->args)
+    ar_json_raw (j, r->args);
   else
     raw_args (j, c->req);
-  ar_json_kstr (j, "verdict", verdict);
-  if (err)
-    ar_json_kstr (j, "errno", strerrorname_np (err));
+  ar_json_kstr (j, "verdict", r->verdict);
+  if (r->err)
+    ar_json_kstr (j, "errno", strerrorname_np (r->err));
   ar_json_kstr (j, "rule", c->rule ? c->rule : e && e->rule ? e->rule : "unknown-syscall");
-  ar_json_kstr (j, "severity", policy_severity_name (sev == SEV_NONE ? SEV_INFO : sev));
+  ar_json_kstr (j, "severity", policy_severity_name (r->severity));
   ar_json_obj_close (j);
   line = ar_json_finish (j, &len);
   line = xrealloc (line, len + 2);
   append_line (c->sv, line, len);
+}
+
+static void
+flush_record (struct sv_call *c, struct sv_record *r)
+{
+  write_record (c, r);
+  free (r->args);
+  r->args = NULL;
+  r->pending = false;
+  if (r->stale_fd >= 0)
+    close (r->stale_fd);
+  r->stale_fd = -1;
+}
+
+void
+sv_audit_flush (struct sv_call *c)
+{
+  if (c->record && c->record->pending)
+    flush_record (c, c->record);
+}
+
+void
+sv_audit (struct sv_call *c, const char *verdict, int err, const char *args_json)
+{
+  const struct sc_entry *e = c->entry;
+  int sev = c->severity != SEV_NONE ? c->severity : e ? e->severity : SEV_WARN;
+  struct sv_record now = { .stale_fd = -1 };
+  struct sv_record *r = c->record && !c->record->pending ? c->record : &now;
+  bool valid;
+
+  if (!admit (c->sv, sev == SEV_ALERT))
+    return;
+  clock_gettime (CLOCK_REALTIME, &r->time);
+  read_comm ((pid_t) c->req->pid, r->comm, sizeof r->comm, &r->stale_fd);
+  /* Also vouches for what the handler read unchecked: the caller was blocked in this call all
+     along, so its pid named it.  */
+  valid = sv_id_valid (c);
+  if (!valid)
+    r->comm[0] = '\0';
+  r->verdict = verdict;
+  r->err = err;
+  r->severity = sev == SEV_NONE ? SEV_INFO : sev;
+  r->args = args_json && (valid || !c->unchecked) ? xstrdup (args_json) : NULL;
+  r->pending = true;
+  if (r == &now)
+    flush_record (c, r);
 }
 
 void
@@ -184,9 +262,11 @@ sv_audit_event (struct sv *sv, const char *event, const char *severity, const ch
 {
   struct ar_json *j = ar_json_new (NULL);
   cleanup_free char *line = NULL;
+  struct timespec now;
   size_t len;
 
-  open_record (j, sv);
+  clock_gettime (CLOCK_REALTIME, &now);
+  open_record (j, sv, &now);
   ar_json_kstr (j, "event", event);
   if (detail)
     ar_json_kstr (j, "detail", detail);

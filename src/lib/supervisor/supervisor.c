@@ -46,7 +46,7 @@ count_alert (const struct supervisor_cfg *c)
         n = 0;
     }
   text = xasprintf ("%lld\n", n + 1);
-  (void) ar_write_file_atomic (dirfd, SUPERVISOR_ALERTS_FILE, text, strlen (text), 0644, NULL);
+  (void) ar_replace_file (dirfd, SUPERVISOR_ALERTS_FILE, text, strlen (text), 0644, NULL);
 }
 
 /* The watchdog's audit records, written without the worker's machinery; alerts are
@@ -174,8 +174,8 @@ on_deadline (const struct supervisor_cfg *c, int *tfd, int init_pidfd)
     }
   detail = xasprintf ("the deadline of %lld ms has passed: the container is killed", c->timeout_ms);
   if (dirfd >= 0)
-    (void) ar_write_file_atomic (dirfd, SUPERVISOR_STOP_REASON_FILE, reason, strlen (reason), 0644,
-                                 NULL);
+    (void) ar_replace_file (dirfd, SUPERVISOR_STOP_REASON_FILE, reason, strlen (reason), 0644,
+                            NULL);
   audit_record (c, "timeout", detail, "warn");
   supervisor_kill_container (c, init_pidfd);
 }

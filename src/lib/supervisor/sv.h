@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
+#include <sys/uio.h>
 
 #include "policy/policy.h"
 #include "supervisor/supervisor.h"
@@ -43,6 +45,21 @@ struct sv
   atomic_uint brokers;      /* connects in progress in threads of their own */
 };
 
+/* An audit record decided while a call is handled and written once the answer has been sent
+   (sv_audit_flush): formatting and writing it is no part of the caller's wait.  Everything it
+   says was read from the caller before the answer.  */
+struct sv_record
+{
+  bool pending;
+  struct timespec time; /* of the call */
+  const char *verdict;  /* a string constant */
+  int err;
+  int severity;
+  char *args; /* JSON text (malloc'd), or NULL: the raw six */
+  char comm[16];
+  int stale_fd; /* a /proc file to close once the answer is sent, or -1 */
+};
+
 /* One notification from the kernel and the answer being built.  */
 struct sv_call
 {
@@ -55,6 +72,11 @@ struct sv_call
   const char *rule;             /* the audit record's rule and severity when not the entry's */
   int severity;                 /* enum sc_severity; SEV_NONE: the entry's */
   bool deferred;                /* a thread of its own answers (the broker): serve does not */
+  /* The handler read the caller's memory without checking (sv_mem_read_unchecked): sv_audit's
+     one check after reading comm vouches for it, and when that fails the decoded arguments are
+     not recorded (the raw six are).  */
+  bool unchecked;
+  struct sv_record *record; /* NULL: sv_audit writes at once (a thread of its own answered) */
 };
 
 /* Answers.  */
@@ -68,6 +90,11 @@ bool sv_id_valid (const struct sv_call *c);
 
 /* Read `len` bytes at `addr` in the caller; 0 or -errno.  */
 int sv_mem_read (const struct sv_call *c, uint64_t addr, void *buf, size_t len);
+/* The same, without the check: several ranges in one process_vm_readv (each within one page of
+   the caller, so each is read whole or not at all).  The number of ranges read whole, from the
+   first; 0 when the first failed.  The caller checks (sv_id_valid) before trusting any of it.  */
+int sv_mem_readv_unchecked (const struct sv_call *c, const struct iovec *local,
+                            const struct iovec *remote, int n);
 /* Read a NUL-terminated string of at most `max - 1` bytes; its length or -errno (-ENAMETOOLONG
    when it does not end within max).  */
 long sv_mem_read_str (const struct sv_call *c, uint64_t addr, char *buf, size_t max);
@@ -75,8 +102,11 @@ long sv_mem_read_str (const struct sv_call *c, uint64_t addr, char *buf, size_t 
 int sv_mem_write (const struct sv_call *c, uint64_t addr, const void *buf, size_t len);
 
 /* Audit records: JSON lines.  `args` is the JSON text of the decoded arguments (an object), or
-   NULL for the raw six.  verdict: "deny", "allow", "emulate", "interrupted"…  */
+   NULL for the raw six.  verdict: a string constant, "deny", "allow", "emulate"…  The caller's
+   comm is read now, and checked with what the handler read (NOTIF_ID_VALID, once); the record is
+   written now, or after the answer when c->record is set (then sv_audit_flush writes it).  */
 void sv_audit (struct sv_call *c, const char *verdict, int err, const char *args_json);
+void sv_audit_flush (struct sv_call *c);
 /* Once a second (the main thread's timer): a summary of suppressed records, and the alert
    count for `state`, written only when it changed.  */
 void sv_audit_tick (struct sv *sv);

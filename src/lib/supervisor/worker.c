@@ -82,12 +82,16 @@ static const sv_handler_fn handlers[SH__N] = {
   [SH_UNKNOWN] = sv_handle_unknown,
 };
 
-/* A call that reaches us although its entry says allow means the filter and the table
-   disagree: refused (fail closed), as SH_NONE maps to the deny handler.  */
-static bool
+/* Handle one notification and answer it, unless a thread of its own will (the broker); its
+   audit record is written after the answer.  A call that reaches us although its entry says
+   allow means the filter and the table disagree: refused (fail closed), as SH_NONE maps to the
+   deny handler.  */
+static void
 dispatch (int fd, const struct seccomp_notif *req, struct seccomp_notif_resp *resp)
 {
-  struct sv_call c = { .sv = &the_sv, .notify_fd = fd, .req = req, .resp = resp };
+  struct sv_record record = { .stale_fd = -1 };
+  struct sv_call c
+      = { .sv = &the_sv, .notify_fd = fd, .req = req, .resp = resp, .record = &record };
   char name[32];
   sv_handler_fn h;
 
@@ -104,7 +108,11 @@ dispatch (int fd, const struct seccomp_notif *req, struct seccomp_notif_resp *re
     }
   h = handlers[c.entry ? c.entry->handler : SH_UNKNOWN];
   h (&c);
-  return !c.deferred;
+  /* ENOENT: the caller was interrupted by a signal meanwhile; the kernel restarts or fails its
+     call, and our answer is moot.  */
+  if (!c.deferred && ioctl (fd, SECCOMP_IOCTL_NOTIF_SEND, resp) < 0 && errno != ENOENT)
+    ar_debug ("supervisor: answer notification: %s", strerror (errno));
+  sv_audit_flush (&c);
 }
 
 static void *
@@ -123,12 +131,7 @@ serve (void *arg)
             continue;
           break;
         }
-      if (!dispatch (f->fd, &req, &resp))
-        continue; /* a thread of its own answers */
-      /* ENOENT: the caller was interrupted by a signal meanwhile; the kernel restarts or fails
-         its call, and our answer is moot.  */
-      if (ioctl (f->fd, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0 && errno != ENOENT)
-        ar_debug ("supervisor: answer notification: %s", strerror (errno));
+      dispatch (f->fd, &req, &resp);
     }
   return NULL;
 }

@@ -1,37 +1,174 @@
 /* execve and execveat: audited (path and argv), then run by the kernel with its own checks
    (SECCOMP_USER_NOTIF_FLAG_CONTINUE).  What the record shows was read before the kernel reads
    it again, so a racing thread could make them differ: the record is an observation, never the
-   basis of a decision (DESIGN.md, principle 1).  */
+   basis of a decision (DESIGN.md, principle 1).
+
+   The caller waits for this answer, and execs are frequent (a shell script makes hundreds), so
+   the reads are few: the path and the argv array in one process_vm_readv, then every string
+   in a second one (a first piece of each, within its page), unchecked; sv_audit's one
+   NOTIF_ID_VALID, after it reads comm, vouches for all of it.  Only a string longer than that
+   piece, or one the batch did not reach, is read on its own.  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "json.h"
 #include "supervisor/sv.h"
 #include "utils.h"
 
 #define EXEC_MAX_ARGS 64
-#define EXEC_MAX_BYTES 4096
+#define EXEC_MAX_BYTES 4096 /* of argv's strings, NULs included */
+#define EXEC_PIECE 256      /* what the batch reads of each string */
+#define PAGE 4096
+
+struct exec_read
+{
+  char path[4096];
+  uint64_t argv[EXEC_MAX_ARGS];
+  int argc; /* pointers read before the NULL one or the first unreadable one */
+  char piece[EXEC_MAX_ARGS][EXEC_PIECE];
+  char str[EXEC_MAX_BYTES]; /* a string longer than its piece */
+};
+
+static size_t
+to_page_end (uint64_t addr, size_t max)
+{
+  size_t n = PAGE - (size_t) (addr & (PAGE - 1));
+  return n < max ? n : max;
+}
+
+/* The string at addr into buf (max bytes with its NUL), page by page, of which the first `have`
+   bytes are already there (without a NUL).  false when nothing of it could be read; a string
+   that does not end within max is cut.  */
+static bool
+read_str_rest (struct sv_call *c, uint64_t addr, char *buf, size_t max, size_t have)
+{
+  size_t got = have;
+
+  while (got < max - 1)
+    {
+      size_t want = to_page_end (addr + got, max - 1 - got);
+      struct iovec local = { buf + got, want };
+      struct iovec remote = { (void *) (uintptr_t) (addr + got), want };
+
+      if (sv_mem_readv_unchecked (c, &local, &remote, 1) != 1)
+        {
+          buf[got] = '\0';
+          return got > 0;
+        }
+      if (memchr (buf + got, '\0', want))
+        return true;
+      got += want;
+    }
+  buf[max - 1] = '\0';
+  return true;
+}
+
+static int
+count_args (const uint64_t *argv, int n)
+{
+  int i = 0;
+
+  while (i < n && argv[i] != 0)
+    i++;
+  return i;
+}
+
+/* The path and the argv pointers: one read when both lie within a page.  */
+static void
+read_path_argv (struct sv_call *c, uint64_t path, uint64_t argv, struct exec_read *x)
+{
+  struct iovec local[2], remote[2];
+  size_t plen = path ? to_page_end (path, sizeof x->path - 1) : 0;
+  size_t alen = argv ? to_page_end (argv, sizeof x->argv) & ~(size_t) 7 : 0;
+  int n = 0, whole;
+  bool path_read = false, argv_read = false;
+
+  if (plen)
+    {
+      local[n] = (struct iovec){ x->path, plen };
+      remote[n++] = (struct iovec){ (void *) (uintptr_t) path, plen };
+    }
+  if (alen)
+    {
+      local[n] = (struct iovec){ x->argv, alen };
+      remote[n++] = (struct iovec){ (void *) (uintptr_t) argv, alen };
+    }
+  whole = n ? sv_mem_readv_unchecked (c, local, remote, n) : 0;
+  path_read = plen && whole >= 1;
+  argv_read = alen && whole == n;
+
+  if (path_read)
+    {
+      x->path[plen] = '\0';
+      if (!memchr (x->path, '\0', plen))
+        read_str_rest (c, path, x->path, sizeof x->path, plen);
+    }
+  else if (!path || !read_str_rest (c, path, x->path, sizeof x->path, 0))
+    x->path[0] = '\0';
+
+  /* argv: what the batch read, then page by page (an array that crosses a page, or a batch
+     that stopped at the path).  */
+  x->argc = 0;
+  if (argv_read)
+    {
+      x->argc = count_args (x->argv, (int) (alen / 8));
+      if (x->argc < (int) (alen / 8))
+        return;
+    }
+  while (argv && x->argc < EXEC_MAX_ARGS)
+    {
+      uint64_t at = argv + (uint64_t) x->argc * 8;
+      size_t want = to_page_end (at, (size_t) (EXEC_MAX_ARGS - x->argc) * 8);
+      struct iovec l, r;
+      int k;
+
+      want = want < 8 ? 8 : want & ~(size_t) 7; /* a pointer across the boundary: read whole */
+      l = (struct iovec){ &x->argv[x->argc], want };
+      r = (struct iovec){ (void *) (uintptr_t) at, want };
+      if (sv_mem_readv_unchecked (c, &l, &r, 1) != 1)
+        return;
+      k = count_args (&x->argv[x->argc], (int) (want / 8));
+      x->argc += k;
+      if (k < (int) (want / 8))
+        return;
+    }
+}
 
 static void
-argv_json (struct sv_call *c, struct ar_json *j, uint64_t argv)
+argv_json (struct sv_call *c, struct ar_json *j, struct exec_read *x)
 {
-  char buf[EXEC_MAX_BYTES];
+  struct iovec local[EXEC_MAX_ARGS], remote[EXEC_MAX_ARGS];
+  size_t len[EXEC_MAX_ARGS];
   size_t budget = EXEC_MAX_BYTES;
+  int whole;
+
+  for (int i = 0; i < x->argc; i++)
+    {
+      len[i] = to_page_end (x->argv[i], EXEC_PIECE);
+      local[i] = (struct iovec){ x->piece[i], len[i] };
+      remote[i] = (struct iovec){ (void *) (uintptr_t) x->argv[i], len[i] };
+    }
+  whole = x->argc ? sv_mem_readv_unchecked (c, local, remote, x->argc) : 0;
 
   ar_json_arr_open (j);
-  for (int i = 0; argv && i < EXEC_MAX_ARGS && budget > 1; i++)
+  for (int i = 0; i < x->argc && budget > 1; i++)
     {
-      uint64_t p;
-      long n;
+      const char *s = x->piece[i];
+      size_t n = i < whole ? strnlen (s, len[i]) : 0;
 
-      if (sv_mem_read (c, argv + (uint64_t) i * sizeof p, &p, sizeof p) < 0 || p == 0)
-        break;
-      n = sv_mem_read_str (c, p, buf, budget);
-      if (n < 0 && n != -ENAMETOOLONG)
-        break;
-      ar_json_str (j, buf);
-      budget -= strlen (buf) + 1;
+      if (i >= whole || n == len[i] || n >= budget)
+        {
+          /* Not read by the batch, longer than its piece, or cut by the budget.  */
+          size_t have = i < whole ? (n < budget - 1 ? n : budget - 1) : 0;
+          memcpy (x->str, s, have);
+          if (!read_str_rest (c, x->argv[i], x->str, budget, have))
+            break;
+          s = x->str;
+        }
+      ar_json_str (j, s);
+      budget -= strlen (s) + 1;
     }
   ar_json_arr_close (j);
 }
@@ -43,16 +180,16 @@ sv_handle_exec (struct sv_call *c)
   const __u64 *a = c->req->data.args;
   struct ar_json *j = ar_json_new (NULL);
   cleanup_free char *args = NULL;
-  char path[4096];
+  struct exec_read x;
 
-  if (sv_mem_read_str (c, at ? a[1] : a[0], path, sizeof path) < 0)
-    path[0] = '\0';
+  c->unchecked = true;
+  read_path_argv (c, at ? a[1] : a[0], at ? a[2] : a[1], &x);
   ar_json_obj_open (j);
   if (at)
     ar_json_kint (j, "dirfd", (int) a[0]);
-  ar_json_kstr (j, "path", path);
+  ar_json_kstr (j, "path", x.path);
   ar_json_key (j, "argv");
-  argv_json (c, j, at ? a[2] : a[1]);
+  argv_json (c, j, &x);
   ar_json_obj_close (j);
   args = ar_json_finish (j, NULL);
   sv_reply_continue (c);
