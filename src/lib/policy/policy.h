@@ -95,7 +95,8 @@ extern const struct sc_table sc_table_aarch64;
 const struct sc_table *policy_native_table (void);
 const struct sc_table *policy_table_by_arch (const char *arch);
 
-/* Switches a container's policy may turn (annotations io.agentrt.policy.*).  */
+/* Switches a container's policy may turn (annotations io.agentrt.policy.*).  Each one must be
+   part of compiled_identity (filter.c): a compiled policy is cached under that identity.  */
 struct policy_opts
 {
   bool allow_ptrace; /* ptrace and process_vm_writev allowed, for debugging */
