@@ -284,7 +284,7 @@ pod_deadline() {
 # naming the annotation (what `kubectl describe pod` shows), and nothing is left; runc never
 # sees the annotation and runs the pod.
 pod_bad_annotation() {
-  local handler=$1 uid n
+  local handler=$1 uid
   uid=$(cat /proc/sys/kernel/random/uuid)
   run cri runp --handler "$handler" --name bad --uid "$uid" --namespace agentrt-test \
     --cgroup-parent "/$CRI_CGPARENT" --save "$CRI_TMP/bad-$uid.pod" --annotation io.agentrt.timeout=ten
@@ -301,8 +301,7 @@ pod_bad_annotation() {
   [[ "$output" == *"annotation io.agentrt.timeout: \`ten\`: expected a duration"* ]]
   # containerd keeps no sandbox of a failed RunPodSandbox, agentrt no state, nothing is mounted.
   [ -z "$(cri listp)" ]
-  n=$(find "$CTRD_DIR/agentrt-root/$CTRD_NS" -mindepth 1 -maxdepth 1 | wc -l)
-  [ "$n" -eq 0 ]
+  [ "$(state_dirs_left "$CTRD_DIR/agentrt-root/$CTRD_NS")" -eq 0 ]
   [ -z "$(containerd_mounts_under "$CTRD_DIR")" ]
   [ -z "$(find /sys/fs/cgroup -maxdepth 2 -path "*/$CRI_CGPARENT/*" -type d 2>/dev/null)" ]
   [ "$(supervisors_left "$CTRD_DIR/agentrt-root/$CTRD_NS")" -eq 0 ]

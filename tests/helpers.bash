@@ -80,9 +80,10 @@ cgroups_left() {
   find /sys/fs/cgroup -maxdepth 6 -type d -name "$CID*" 2>/dev/null | sort -r | tr '\n' ' '
 }
 
-# state_dirs_left: what is under --root after a command; tests expect nothing but the compiled
-# policy agentrt keeps there for the next container (policy@HASH.bpf, policy/filter.c).
-state_dirs_left() { find "$ROOT/state" -mindepth 1 -maxdepth 1 ! -name 'policy@*.bpf' | wc -l; }
+# state_dirs_left [ROOT]: what is under a --root ($ROOT/state by default) after a command; tests
+# expect nothing but the compiled policy agentrt keeps there for the next container
+# (policy@HASH.bpf, policy/filter.c).
+state_dirs_left() { find "${1:-$ROOT/state}" -mindepth 1 -maxdepth 1 ! -name 'policy@*.bpf' | wc -l; }
 
 # proc_alive PID: PID exists and is not a zombie.  A process whose parent has gone (the
 # supervisor, the init of a `run -d`) is a zombie until whoever adopted it reaps it, which may
