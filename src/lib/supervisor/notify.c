@@ -78,26 +78,41 @@ sv_mem_readv_unchecked (const struct sv_call *c, const struct iovec *local,
 /* Read page by page: a string near the end of a mapping must not fail because the bytes after
    it are unmapped.  */
 long
-sv_mem_read_str (const struct sv_call *c, uint64_t addr, char *buf, size_t max)
+sv_mem_read_str_unchecked (const struct sv_call *c, uint64_t addr, char *buf, size_t max,
+                           size_t have)
 {
-  size_t got = 0;
+  size_t got = have;
 
   while (got < max)
     {
       size_t to_page = 4096 - ((addr + got) & 4095);
       size_t want = to_page < max - got ? to_page : max - got;
       ssize_t n = vm_read ((pid_t) c->req->pid, addr + got, buf + got, want);
+      int e = errno;
       char *nul;
 
       if (n <= 0)
-        return n == 0 ? -EFAULT : -errno;
+        {
+          buf[got] = '\0';
+          return n == 0 ? -EFAULT : -e;
+        }
       nul = memchr (buf + got, '\0', (size_t) n);
       if (nul)
-        return sv_id_valid (c) ? (long) (nul - buf) : -ENOENT;
+        return (long) (nul - buf);
       got += (size_t) n;
     }
   buf[max - 1] = '\0';
   return -ENAMETOOLONG;
+}
+
+long
+sv_mem_read_str (const struct sv_call *c, uint64_t addr, char *buf, size_t max)
+{
+  long n = sv_mem_read_str_unchecked (c, addr, buf, max, 0);
+
+  if (n < 0)
+    return n;
+  return sv_id_valid (c) ? n : -ENOENT;
 }
 
 /* No NOTIF_ID_VALID first: the caller is blocked in its call, so its pid is only free again

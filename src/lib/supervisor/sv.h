@@ -98,6 +98,10 @@ int sv_mem_readv_unchecked (const struct sv_call *c, const struct iovec *local,
 /* Read a NUL-terminated string of at most `max - 1` bytes; its length or -errno (-ENAMETOOLONG
    when it does not end within max).  */
 long sv_mem_read_str (const struct sv_call *c, uint64_t addr, char *buf, size_t max);
+/* The same without the check, and going on from byte `have` (the first `have` bytes are in buf
+   already, without a NUL).  buf always ends with a NUL, after what could be read.  */
+long sv_mem_read_str_unchecked (const struct sv_call *c, uint64_t addr, char *buf, size_t max,
+                                size_t have);
 /* Write into the caller (the buffer of uname, sysinfo…).  0 or -errno.  */
 int sv_mem_write (const struct sv_call *c, uint64_t addr, const void *buf, size_t len);
 

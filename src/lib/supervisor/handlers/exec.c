@@ -38,31 +38,15 @@ to_page_end (uint64_t addr, size_t max)
   return n < max ? n : max;
 }
 
-/* The string at addr into buf (max bytes with its NUL), page by page, of which the first `have`
-   bytes are already there (without a NUL).  false when nothing of it could be read; a string
-   that does not end within max is cut.  */
+/* The string at addr into buf (max bytes with its NUL), of which the first `have` bytes are
+   already there (without a NUL).  false when nothing of it could be read; a string that does
+   not end within max is cut.  */
 static bool
 read_str_rest (struct sv_call *c, uint64_t addr, char *buf, size_t max, size_t have)
 {
-  size_t got = have;
+  long n = sv_mem_read_str_unchecked (c, addr, buf, max, have);
 
-  while (got < max - 1)
-    {
-      size_t want = to_page_end (addr + got, max - 1 - got);
-      struct iovec local = { buf + got, want };
-      struct iovec remote = { (void *) (uintptr_t) (addr + got), want };
-
-      if (sv_mem_readv_unchecked (c, &local, &remote, 1) != 1)
-        {
-          buf[got] = '\0';
-          return got > 0;
-        }
-      if (memchr (buf + got, '\0', want))
-        return true;
-      got += want;
-    }
-  buf[max - 1] = '\0';
-  return true;
+  return n >= 0 || n == -ENAMETOOLONG || buf[0] != '\0';
 }
 
 static int
