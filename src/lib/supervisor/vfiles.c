@@ -695,6 +695,14 @@ allowed_cpus (const struct spec_resources *r, cpu_set_t *set, ar_error_t *err)
   return 0;
 }
 
+/* ceil(quota/period), at least 1.  */
+static uint64_t
+ceil_cpus (uint64_t quota, uint64_t period)
+{
+  uint64_t n = quota / period + (quota % period != 0);
+  return n ? n : 1;
+}
+
 /* ceil(quota/period) when a quota is set (period 100000 µs by default, as the kernel's), else
    UINT64_MAX.  */
 static uint64_t
@@ -707,7 +715,7 @@ quota_cpus (const struct spec_resources *r)
   if (r->cpu.period.set && r->cpu.period.v > 0)
     period = r->cpu.period.v;
   quota = (uint64_t) r->cpu.quota.v;
-  return quota / period + (quota % period != 0);
+  return ceil_cpus (quota, period);
 }
 
 void
@@ -781,14 +789,6 @@ parse_mem (const char *s, uint64_t *v)
   if (*v >= UINT64_C (1) << 62)
     *v = 0;
   return true;
-}
-
-/* ceil(quota/period), at least 1.  */
-static uint64_t
-ceil_cpus (uint64_t quota, uint64_t period)
-{
-  uint64_t n = quota / period + (quota % period != 0);
-  return n ? n : 1;
 }
 
 /* cpu.max: "max PERIOD" or "QUOTA PERIOD".  */
