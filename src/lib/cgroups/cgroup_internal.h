@@ -13,6 +13,8 @@
 int cg_write (const char *dir, const char *file, const char *value, size_t len, ar_error_t *err);
 /* Does DIR/FILE exist?  */
 bool cg_has (const char *dir, const char *file);
+/* The number DIR/FILE begins with; false when it cannot be read or begins with none ("max").  */
+bool cg_read_u64 (const char *dir, const char *file, uint64_t *v);
 struct cgroup;
 /* The first of the container's directories that has FILE (the hierarchy of its controller).  */
 const char *cg_dir_with (const struct cgroup *cg, const char *file);

@@ -63,6 +63,20 @@ cg_has (const char *dir, const char *file)
   return access (path, F_OK) == 0;
 }
 
+bool
+cg_read_u64 (const char *dir, const char *file, uint64_t *v)
+{
+  cleanup_free char *path = xasprintf ("%s/%s", dir, file);
+  cleanup_free char *text = NULL;
+  char *end;
+
+  if (ar_read_file (path, 4096, &text, NULL, NULL) < 0)
+    return false;
+  errno = 0;
+  *v = strtoull (text, &end, 10);
+  return errno == 0 && end != text;
+}
+
 static void
 copy_from_parent (const char *dir, const char *file)
 {
@@ -156,19 +170,14 @@ need (const char *dir, const char *what, ar_error_t *err)
 static bool
 v1_swap_first (const char *d, const struct spec_memory *m)
 {
-  cleanup_free char *path = xasprintf ("%s/memory.limit_in_bytes", d);
-  cleanup_free char *now = NULL;
-  unsigned long long cur;
+  uint64_t cur;
 
   if (!m->limit.set || !m->swap.set)
     return false;
   if (m->swap.v == -1)
     return true;
-  if (ar_read_file (path, 64, &now, NULL, NULL) < 0)
-    return false;
-  errno = 0;
-  cur = strtoull (now, NULL, 10);
-  return errno == 0 && m->swap.v > 0 && cur < (unsigned long long) m->swap.v;
+  return cg_read_u64 (d, "memory.limit_in_bytes", &cur) && m->swap.v > 0
+         && cur < (uint64_t) m->swap.v;
 }
 
 static int

@@ -16,12 +16,9 @@
 static uint64_t
 read_u64 (const char *dir, const char *file)
 {
-  cleanup_free char *path = dir ? xasprintf ("%s/%s", dir, file) : NULL;
-  cleanup_free char *text = NULL;
+  uint64_t v;
 
-  if (path == NULL || ar_read_file (path, 4096, &text, NULL, NULL) < 0)
-    return 0;
-  return strtoull (text, NULL, 10);
+  return dir && cg_read_u64 (dir, file, &v) ? v : 0;
 }
 
 /* The value of KEY in a "key value" file (memory.stat, cpu.stat, memory.events…).  */
