@@ -11,10 +11,11 @@
 #                              runc, jq, gcc and busybox-static)
 #
 # Environment: AGENTRT (the binary; default: ../agentrt beside this directory), BENCH_OUT (where
-# results go; default: this directory), BENCH_WARMUP/BENCH_RUNS (hyperfine, default 2/10),
-# SC_RUNS/SC_BUDGET_MS (sc-bench and notify-rtt: 9 runs, each its own container or process, of
-# >= 100 ms per test), NOTIFY_BASE (the notify-rtt test the supervised calls are set against;
-# default same-cpu-sync), BENCH_WL_WARMUP/BENCH_WL_RUNS (the workloads, 1/5), BENCH_IDLE_N
+# results go; default: this directory), BENCH_WARMUP/BENCH_RUNS (the lifecycle rows' warm-up
+# and timed rounds, default 2/10), SC_RUNS/SC_BUDGET_MS (sc-bench and notify-rtt: 9 runs, each
+# its own container or process, of >= 100 ms per test), NOTIFY_BASE (the notify-rtt test the
+# supervised calls are set against; default same-cpu-sync), BENCH_WL_WARMUP/BENCH_WL_RUNS (the
+# workloads' rounds, 1/5), BENCH_IDLE_N
 # (idle containers per peer for the footprint, 20), BENCH_SCALE_LOOPS/BENCH_SCALE_SECONDS (the
 # parallel create/start/delete loops, 4 for 10 s).
 #
@@ -59,8 +60,9 @@ RTT_TESTS=(native same-cpu other-cpu same-cpu-sync unpinned unpinned-sync)
 SUPERVISED=(uname fork-exec tcp-connect)
 NOTIFY_BASE=${NOTIFY_BASE:-same-cpu-sync}
 CGROOT=/sys/fs/cgroup
-# Real workloads (bundles DIR/NAME on the Debian rootfs), each timed as a whole `run` with
-# hyperfine (BENCH_WL_WARMUP/BENCH_WL_RUNS, default 1/5: a run of runsc's takes seconds).
+# Real workloads (bundles DIR/NAME on the Debian rootfs), each timed as a whole `run` in rounds
+# as the lifecycle rows are (BENCH_WL_WARMUP/BENCH_WL_RUNS, default 1/5: a run of runsc's takes
+# seconds).
 WORKLOADS=(py-pass py-import py-cpu py-files sh-procs pip)
 WL_WARMUP=${BENCH_WL_WARMUP:-1}
 WL_RUNS=${BENCH_WL_RUNS:-5}
@@ -219,7 +221,7 @@ set_rt() {
 rt_run() { echo "${RT[$1]} run${CR_OPTS[$1]:-}"; }       # PEER: its `run` command, options and all
 rt_create() { echo "${RT[$1]} create${CR_OPTS[$1]:-}"; } # PEER: its `create`
 
-# `__prep PEER PHASE ID`: what hyperfine runs, untimed, before each timed command.
+# `__prep PEER PHASE ID`: what hyperfine runs, untimed, before each timed command (--prepare).
 if [ "${1:-}" = __prep ]; then
   set_rt "$BENCH_TMP"
   peer=$2 phase=$3 id=$4 rt=${RT[$2]} create=$(rt_create "$2")
@@ -452,8 +454,13 @@ for peer in "${PEERS[@]}"; do
 done
 
 # ---------------------------------------------------------------------------------------------
-# Lifecycle, with hyperfine (no shell between it and the runtime: -N).  VAL[peer,row] is the
-# median in the row's unit, or the reason there is none.
+# Lifecycle: the peers take turns, round after round, as the system-call rows do (below).  This
+# VM's speed drifts by 10-30% over seconds, so peers timed one block of runs after the other
+# would measure the drift: once, block by block, `python3 -c pass` took 42.8 ms under agentrt and
+# 26.6 ms under agentrt --platform none, and 31.0 and 31.2 ms taking turns.  Each single run is
+# timed by hyperfine (no shell between it and the runtime: -N), which runs the untimed step
+# before it (`__prep`, above) as --prepare.  VAL[peer,row] is the median in the row's unit, or
+# the reason there is none.
 declare -A VAL
 LIFECYCLE=(run create start delete exec)
 declare -A LC_LABEL=([run]="run /bin/true" [create]="create" [start]="start" [delete]="delete"
@@ -470,50 +477,99 @@ fmt() { # VALUE: three significant figures, no exponent
   awk -v v="$1" 'BEGIN { if (v >= 100) printf "%.0f", v; else if (v >= 10) printf "%.1f", v; else printf "%.2f", v }'
 }
 is_num() { [[ ${1:-} =~ ^[0-9]+(\.[0-9]+)?$ ]]; }
-hf() { # PEER PHASE ID [WARMUP RUNS]: hyperfine one command; sets VAL[PEER,PHASE] to its median in ms
-  local peer=$1 phase=$2 id=$3 warmup=${4:-$WARMUP} runs=${5:-$RUNS} cmd json=$TMP/hf-$1-$2.json
-  local -a prep=()
-  case $phase in
-  run) cmd="$(rt_run "$peer") --bundle $B/true $id" ;;
-  create) cmd="$(rt_create "$peer") --bundle $B/true $id" ;;
-  start) cmd="${RT[$peer]} start $id" ;;
-  delete | delete-late) cmd="${RT[$peer]} delete $id" ;;
-  exec) cmd="${RT[$peer]} exec $id /bin/true" ;;
-  wl-*) cmd="$(rt_run "$peer") --bundle $B/${phase#wl-} $id" ;;
+median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+hf_id() { # PEER PHASE: the container id PEER's PHASE uses in every round
+  case $2 in
+  delete-late) echo "$ID-$1-dlate" ;;
+  *) echo "$ID-$1-$2" ;;
   esac
-  [ "$phase" = exec ] || prep=(--prepare "bash $BENCH_DIR/run.sh __prep $peer $phase $id")
-  log "$peer $phase: $cmd"
-  if hyperfine -N --style basic --warmup "$warmup" --runs "$runs" "${prep[@]}" \
-    --export-json "$json" "$cmd" </dev/null >"$TMP/hf-$peer-$phase.out" 2>&1; then
-    VAL[$peer,$phase]=$(jq -r '.results[0].median * 1000' "$json")
-  else
-    VAL[$peer,$phase]="failed: $(first_error "$TMP/hf-$peer-$phase.out")"
-  fi
-  ${RT[$peer]} delete --force "$id" </dev/null >/dev/null 2>&1 || true
+}
+hf_cmd() { # PEER PHASE: the command hyperfine times
+  local peer=$1 phase=$2 id
+  id=$(hf_id "$peer" "$phase")
+  case $phase in
+  run) echo "$(rt_run "$peer") --bundle $B/true $id" ;;
+  create) echo "$(rt_create "$peer") --bundle $B/true $id" ;;
+  start) echo "${RT[$peer]} start $id" ;;
+  delete | delete-late) echo "${RT[$peer]} delete $id" ;;
+  exec) echo "${RT[$peer]} exec $id /bin/true" ;;
+  wl-*) echo "$(rt_run "$peer") --bundle $B/${phase#wl-} $id" ;;
+  esac
+}
+hf_once() { # PEER PHASE: hyperfine times the command once, after its --prepare; prints ms
+  local peer=$1 phase=$2 json=$TMP/hf-$1-$2.json
+  local -a prep=()
+  [ "$phase" = exec ] || prep=(--prepare "bash $BENCH_DIR/run.sh __prep $peer $phase $(hf_id "$peer" "$phase")")
+  hyperfine -N --style none --runs 1 "${prep[@]}" --export-json "$json" "$(hf_cmd "$peer" "$phase")" \
+    </dev/null >"$TMP/hf-$peer-$phase.out" 2>&1 &&
+    jq -r '.results[0].times[0] * 1000' "$json"
+}
+declare -A HFV # the timed runs of each peer and row, in ms
+# WARMUP+RUNS rounds; in each, every peer runs the command once, in an order rotated by one
+# each round.  The warm-up rounds are not counted; VAL[PEER,PHASE] is the median of the RUNS
+# others.  A peer whose run fails is `failed:` and out of the later rounds.
+hf_rounds() { # PHASE WARMUP RUNS PEER...
+  local phase=$1 warmup=$2 runs=$3 round i n peer t
+  shift 3
+  local -a peers=("$@")
+  n=${#peers[@]}
+  for peer in "${peers[@]}"; do
+    VAL[$peer,$phase]="" HFV[$peer,$phase]=""
+    log "$peer $phase: $(hf_cmd "$peer" "$phase")"
+  done
+  for round in $(seq $((warmup + runs))); do
+    log "$phase, round $round of $((warmup + runs))$([ "$round" -gt "$warmup" ] || echo " (warm-up)")"
+    for i in $(seq 0 $((n - 1))); do
+      peer=${peers[$(((i + round) % n))]}
+      [ -z "${VAL[$peer,$phase]}" ] || continue
+      if t=$(hf_once "$peer" "$phase"); then
+        [ "$round" -le "$warmup" ] || HFV[$peer,$phase]+=" $t"
+      else
+        VAL[$peer,$phase]="failed: $(first_error "$TMP/hf-$peer-$phase.out")"
+      fi
+    done
+  done
+  for peer in "${peers[@]}"; do
+    ${RT[$peer]} delete --force "$(hf_id "$peer" "$phase")" </dev/null >/dev/null 2>&1 || true
+    [ -n "${VAL[$peer,$phase]}" ] || [ -z "${HFV[$peer,$phase]}" ] ||
+      VAL[$peer,$phase]=$(median <<<"${HFV[$peer,$phase]}")
+  done
 }
 
-for peer in "${PEERS[@]}"; do
-  [ -z "${UNAVAIL[$peer]:-}" ] || continue
-  for phase in run create start delete; do
-    hf "$peer" "$phase" "$ID-$peer-$phase"
-  done
-  # A delete far slower than crun's may be waiting for something to wind down after the
-  # container's process exited (runsc: its sandbox): time it again, 3 s after the exit.
+RUN_PEERS=() # the peers that run here
+for peer in "${PEERS[@]}"; do [ -n "${UNAVAIL[$peer]:-}" ] || RUN_PEERS+=("$peer"); done
+for phase in run create start delete; do
+  hf_rounds "$phase" "$WARMUP" "$RUNS" "${RUN_PEERS[@]}"
+done
+# A delete far slower than crun's may be waiting for something to wind down after the
+# container's process exited (runsc: its sandbox): time it again, 3 s after the exit.
+late=()
+for peer in "${RUN_PEERS[@]}"; do
   if is_num "${VAL[$peer,delete]}" && awk -v v="${VAL[$peer,delete]}" 'BEGIN { exit !(v > 100) }'; then
-    hf "$peer" delete-late "$ID-$peer-dlate" 0 3
-    if is_num "${VAL[$peer,delete-late]}"; then
-      NOTE[$peer,delete]="deleting 3 s after /bin/true exited instead takes $(fmt "${VAL[$peer,delete-late]}") ms (median of 3): right after the exit, \`$peer delete\` waits for the rest of the container (runsc: its sandbox) to wind down"
-    fi
+    late+=("$peer")
   fi
-  id=$ID-$peer-exec
+done
+[ ${#late[@]} -eq 0 ] || hf_rounds delete-late 0 3 "${late[@]}"
+for peer in "${late[@]}"; do
+  if is_num "${VAL[$peer,delete-late]}"; then
+    NOTE[$peer,delete]="deleting 3 s after /bin/true exited instead takes $(fmt "${VAL[$peer,delete-late]}") ms (median of 3): right after the exit, \`$peer delete\` waits for the rest of the container (runsc: its sandbox) to wind down"
+  fi
+done
+# exec goes into each peer's running sleep container, started before the rounds.
+exec_peers=()
+for peer in "${RUN_PEERS[@]}"; do
+  id=$(hf_id "$peer" exec)
   if $(rt_create "$peer") --bundle "$B/sleep" "$id" </dev/null >/dev/null 2>"$TMP/exec-$peer.err" &&
     ${RT[$peer]} start "$id" </dev/null >/dev/null 2>>"$TMP/exec-$peer.err"; then
-    hf "$peer" exec "$id"
+    exec_peers+=("$peer")
   else
     VAL[$peer,exec]="failed: $(first_error "$TMP/exec-$peer.err")"
   fi
-  ${RT[$peer]} kill "$id" KILL >/dev/null 2>&1 || true
-  ${RT[$peer]} delete --force "$id" </dev/null >/dev/null 2>&1 || true
+done
+[ ${#exec_peers[@]} -eq 0 ] || hf_rounds exec "$WARMUP" "$RUNS" "${exec_peers[@]}"
+for peer in "${RUN_PEERS[@]}"; do
+  ${RT[$peer]} kill "$(hf_id "$peer" exec)" KILL >/dev/null 2>&1 || true
+  ${RT[$peer]} delete --force "$(hf_id "$peer" exec)" </dev/null >/dev/null 2>&1 || true
 done
 
 # ---------------------------------------------------------------------------------------------
@@ -594,8 +650,7 @@ sc_once() { # PEER ROUND (PEER+prof: PEER with the OCI seccomp profile, bundle s
   fi
 }
 
-SC_PEERS=(host)
-for peer in "${PEERS[@]}"; do [ -n "${UNAVAIL[$peer]:-}" ] || SC_PEERS+=("$peer"); done
+SC_PEERS=(host "${RUN_PEERS[@]}")
 for peer in "${PROF_PEERS[@]}"; do
   if [ -e "$B/no-profile" ]; then
     for t in "${SC_TESTS[@]}"; do VAL[$peer,prof-$t]="not measured: $(cat "$B/no-profile")"; done
@@ -610,7 +665,6 @@ for round in $(seq "$SC_RUNS"); do
     sc_once "${SC_PEERS[$(((i + round) % n))]}" "$round"
   done
 done
-median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 for sc_peer in "${SC_PEERS[@]}"; do
   peer=${sc_peer%+prof}
   if [ "$peer" = "$sc_peer" ]; then tests=("${SC_TESTS[@]}"); else tests=("${SC_TESTS[@]/#/prof-}"); fi
@@ -627,9 +681,9 @@ for sc_peer in "${SC_PEERS[@]}"; do
 done
 
 # ---------------------------------------------------------------------------------------------
-# Real workloads on the Debian rootfs: each a whole `run`, timed by hyperfine as the lifecycle
-# rows are (fewer runs: one of runsc's takes seconds).  Workload by workload, every peer in
-# turn, so that the VM's drift falls on all peers alike.
+# Real workloads on the Debian rootfs: each a whole `run`, timed in rounds as the lifecycle rows
+# are (fewer: one of runsc's takes seconds), workload by workload, so that the VM's drift falls
+# on all peers alike.
 declare -A WL_LABEL=([py-pass]="python3 -c pass" [py-import]="python3: import 12 standard modules"
   [py-cpu]="python3: CPU-bound loop (~1 s)" [py-files]="file-heavy: write, read and grep 2000 small files in a tmpfs /tmp"
   [sh-procs]="process-heavy: sh runs /bin/true 300 times" [pip]="pip --version")
@@ -643,10 +697,7 @@ if [ -e "$B/no-debian" ]; then
   done
 else
   for w in "${WORKLOADS[@]}"; do
-    for peer in "${PEERS[@]}"; do
-      [ -z "${UNAVAIL[$peer]:-}" ] || continue
-      hf "$peer" "wl-$w" "$ID-$peer-wl-$w" "$WL_WARMUP" "$WL_RUNS"
-    done
+    hf_rounds "wl-$w" "$WL_WARMUP" "$WL_RUNS" "${RUN_PEERS[@]}"
   done
 fi
 
@@ -1035,10 +1086,14 @@ RTT_CMD='host, in its turn of each round (×'"$SC_RUNS"'): `$B/rootfs/notify-rtt
   echo "# agentrt benchmark results"
   echo
   echo "$(date -u +%Y-%m-%d), $(uname -r), $(nproc) vCPUs, $(. /etc/os-release && echo "$PRETTY_NAME"); $(hyperfine --version)."
-  echo "Medians, and in brackets the ratio to crun (lower is faster).  Lifecycle: hyperfine"
-  echo "\`-N --warmup $WARMUP --runs $RUNS\`, in ms.  System calls: sc-bench inside the container, ns per"
-  echo "call, median of $SC_RUNS runs of >= $SC_BUDGET_MS ms, each run a new container (\`\$B/sc\` runs \`/sc-bench -r 1 -t $SC_BUDGET_MS\`,"
-  echo "every test; a test's name after it runs that one only), the peers taking turns.  \`\$B\` is a bundle directory from"
+  echo "Medians, and in brackets the ratio to crun (lower is faster).  Lifecycle and real workloads, in"
+  echo "ms: the peers take turns, round after round, so that a drift in the machine's speed falls on all"
+  echo "alike; in each round every peer runs the row's command once, in an order rotated by one each"
+  echo "round, timed by \`hyperfine -N --runs 1 [--prepare STEP] CMD\` (STEP: the untimed step the row"
+  echo "names); the median of $RUNS rounds after $WARMUP warm-up rounds (workloads: of $WL_RUNS after $WL_WARMUP)."
+  echo "System calls: sc-bench inside the container, ns per call, median of $SC_RUNS runs of >= $SC_BUDGET_MS ms,"
+  echo "each run a new container (\`\$B/sc\` runs \`/sc-bench -r 1 -t $SC_BUDGET_MS\`, every test; a test's name"
+  echo "after it runs that one only), the peers taking turns likewise.  \`\$B\` is a bundle directory from"
   echo "\`bench/run.sh bundle \$B\`; \`\$RT\` is the peer's command line from the row below; ID is any new id."
   if [ "$HAVE_PLATFORM" = 1 ]; then
     echo "crun, runc and agentrt --platform none let every call run natively, so their differences in the"
@@ -1105,7 +1160,7 @@ RTT_CMD='host, in its turn of each round (×'"$SC_RUNS"'): `$B/rootfs/notify-rtt
   for w in "${WORKLOADS[@]}"; do
     printf '| %s | ms |' "${WL_LABEL[$w]}"
     for peer in "${PEERS[@]}"; do printf ' %s |' "$(cell "$peer" "wl-$w")"; done
-    printf ' — | `$RT run --bundle $B/%s ID` (hyperfine `-N --warmup %s --runs %s`): %s |\n' "$w" "$WL_WARMUP" "$WL_RUNS" "${WL_PROC[$w]}"
+    printf ' — | `$RT run --bundle $B/%s ID` (`hyperfine -N --runs 1` in each of %s rounds after %s warm-up, the peers taking turns): %s |\n' "$w" "$WL_RUNS" "$WL_WARMUP" "${WL_PROC[$w]}"
   done
   for row in "${FOOTPRINT[@]}"; do
     printf '| %s | %s |' "${FP_LABEL[$row]}" "${FP_UNIT[$row]}"
