@@ -23,6 +23,11 @@
  *                   the kernel wakes the supervisor on the caller's CPU and switches to it
  *   unpinned        neither pinned: where the scheduler puts them, as in a container
  *   unpinned-sync   unpinned, with SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+ *   same-cpu-sync-uname
+ *                   as same-cpu-sync, and the supervisor answers as an emulated uname must: it
+ *                   calls uname(2) and writes the struct utsname into the caller's buffer (the
+ *                   call's second argument) with process_vm_writev before it answers.  The least
+ *                   a supervised uname can cost here, whatever the supervisor's own code does.
  *
  * usage: notify-rtt [-r RUNS] [-t BUDGET_MS] [TEST...]    (default: every test, -r 7 -t 100)
  */
@@ -43,6 +48,8 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -83,12 +90,17 @@ struct test
   int notify; /* 0: no filter, the native call */
   enum pin pin;
   int sync_wake_up;
+  int write_answer; /* the supervisor writes a struct utsname into the caller first */
 };
 
 static const struct test tests[] = {
-  { "native", 0, PIN_SAME, 0 },     { "same-cpu", 1, PIN_SAME, 0 },
-  { "other-cpu", 1, PIN_OTHER, 0 }, { "same-cpu-sync", 1, PIN_SAME, 1 },
-  { "unpinned", 1, PIN_NONE, 0 },   { "unpinned-sync", 1, PIN_NONE, 1 },
+  { "native", 0, PIN_SAME, 0, 0 },
+  { "same-cpu", 1, PIN_SAME, 0, 0 },
+  { "other-cpu", 1, PIN_OTHER, 0, 0 },
+  { "same-cpu-sync", 1, PIN_SAME, 1, 0 },
+  { "unpinned", 1, PIN_NONE, 0, 0 },
+  { "unpinned-sync", 1, PIN_NONE, 1, 0 },
+  { "same-cpu-sync-uname", 1, PIN_SAME, 1, 1 },
 };
 
 static cpu_set_t all_cpus; /* the affinity we started with: what "unpinned" means */
@@ -191,6 +203,9 @@ recv_fd (int sock)
 
 static char errbuf[256];
 static long expect; /* what getppid must return: the real parent, or FAKE_PPID */
+/* Where a write_answer supervisor puts its struct utsname: every call passes it as its second
+ * argument (getppid ignores its arguments; the notification carries them). */
+static struct utsname answer;
 
 static int
 fail (const char *what)
@@ -202,7 +217,7 @@ fail (const char *what)
 static int
 one_call (void)
 {
-  long r = syscall (SYS_getppid);
+  long r = syscall (SYS_getppid, 0, &answer);
   if (r != expect)
     {
       snprintf (errbuf, sizeof errbuf, "getppid returned %ld, not %ld (errno %d)", r, expect,
@@ -273,7 +288,7 @@ measure (const struct test *t, int runs, double budget_ns)
 static void
 say_done (void)
 {
-  syscall (SYS_getppid, DONE_MARK);
+  syscall (SYS_getppid, DONE_MARK, &answer);
 }
 
 /* The child's side of a test: pin, filter, hand over the listener, wait for the supervisor to
@@ -324,6 +339,12 @@ child (const struct test *t, int sock, int cpu, int runs, double budget_ns)
       goto out;
     }
   supervised = t->notify;
+  if (t->write_answer && (one_call () < 0 || answer.sysname[0] == '\0'))
+    {
+      if (answer.sysname[0] == '\0')
+        snprintf (errbuf, sizeof errbuf, "the supervisor wrote no struct utsname");
+      goto out;
+    }
   measure (t, runs, budget_ns);
   if (supervised)
     say_done ();
@@ -365,8 +386,19 @@ child_gone (pid_t pid)
 
 /* Answer every notification at once, until the child says it is done (or dies: SIGCHLD
  * interrupts RECV). */
+/* An emulated uname's work: the answer into the caller's memory at ADDR.  */
 static void
-supervise (int listener, pid_t pid)
+write_utsname (pid_t pid, uint64_t addr)
+{
+  struct utsname u;
+  struct iovec local = { &u, sizeof u };
+  struct iovec remote = { (void *) (uintptr_t) addr, sizeof u };
+  if (uname (&u) < 0 || process_vm_writev (pid, &local, 1, &remote, 1, 0) != (ssize_t) sizeof u)
+    perror ("notify-rtt: uname and process_vm_writev");
+}
+
+static void
+supervise (int listener, pid_t pid, int write_answer)
 {
   struct seccomp_notif req;
   struct seccomp_notif_resp resp;
@@ -386,6 +418,8 @@ supervise (int listener, pid_t pid)
       memset (&resp, 0, sizeof resp);
       resp.id = req.id;
       resp.val = FAKE_PPID;
+      if (write_answer)
+        write_utsname ((pid_t) req.pid, req.data.args[1]);
       /* ENOENT: the child died between RECV and SEND. */
       if (ioctl (listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0 && errno != ENOENT)
         {
@@ -452,7 +486,7 @@ run_test (const struct test *t, int runs, double budget_ns)
   else if (write (sv[0], "g", 1) != 1)
     perror ("notify-rtt: write");
   else if (t->notify)
-    supervise (listener, pid);
+    supervise (listener, pid, t->write_answer);
   if (waitpid (pid, &status, 0) < 0)
     perror ("notify-rtt: waitpid");
   else if (WIFSIGNALED (status))
