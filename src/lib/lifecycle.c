@@ -532,6 +532,16 @@ spawn (struct create_ctx *c, int dirfd, struct process_result *res, ar_error_t *
   return ret;
 }
 
+/* Where the supervisor reads the limits it shows (vfiles): on cgroup v2 the one directory; on
+   v1 each controller's (hybrid: the cgroup2 one holds none of them).  */
+static struct vfiles_cgroup
+limit_dirs (const struct cgroup *cg)
+{
+  if (cg->layout == CGROUP_V2)
+    return (struct vfiles_cgroup){ cg->unified, cg->unified, cg->unified };
+  return (struct vfiles_cgroup){ cg->memory, cg->cpu, cg->cpuset };
+}
+
 static int
 start_supervisor (struct create_ctx *c, pid_t init, int listener, ar_error_t *err)
 {
@@ -546,6 +556,7 @@ start_supervisor (struct create_ctx *c, pid_t init, int listener, ar_error_t *er
                                .init_pid = init,
                                .own_pidns = c->ns.new_ns[SPEC_NS_PID],
                                .cgroup_dirs = c->st->cgroup_dirs,
+                               .limit_dirs = limit_dirs (&c->cg),
                                .egress = c->sb.egress,
                                .notify_fd = listener,
                                .timeout_ms = c->sb.timeout_ms,

@@ -543,7 +543,7 @@ test_live (void)
   dirfd = open (vdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   CHECK (dirfd >= 0);
 
-  vfiles_live_init (&v, &base, (char *[]){ mem, cpu, cpuset, NULL });
+  vfiles_live_init (&v, &base, &(struct vfiles_cgroup){ mem, cpu, cpuset });
   CHECK (v.fd[VCG_MEMORY] >= 0 && v.fd[VCG_CFS_QUOTA] >= 0 && v.fd[VCG_CFS_PERIOD] >= 0);
   CHECK (v.fd[VCG_CPUSET] >= 0 && v.fd[VCG_CPU_MAX] < 0);
   CHECK (vfiles_live_tick (&v, dirfd, &err) == 0);

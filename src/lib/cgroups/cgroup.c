@@ -36,6 +36,7 @@ cgroup_release (struct cgroup *cg)
   free (cg->freezer);
   free (cg->cpu);
   free (cg->pids);
+  free (cg->cpuset);
   memset (cg, 0, sizeof *cg);
 }
 
@@ -221,6 +222,8 @@ cgroup_resolve (const struct spec *s, const char *id, bool systemd, struct cgrou
             cg->cpu = xstrdup (dir);
           if (has_controller (h->controllers, "pids"))
             cg->pids = xstrdup (dir);
+          if (has_controller (h->controllers, "cpuset"))
+            cg->cpuset = xstrdup (dir);
         }
     }
   hiers_release (&hs);
@@ -243,14 +246,14 @@ cgroup_from_dirs (char *const *dirs, struct cgroup *cg, ar_error_t *err)
         {
           const struct hier *h = &hs.h[i];
           size_t ml = strlen (h->mount);
-          char **slot[4] = { &cg->memory, &cg->freezer, &cg->cpu, &cg->pids };
-          const char *names[4] = { "memory", "freezer", "cpu", "pids" };
+          char **slot[5] = { &cg->memory, &cg->freezer, &cg->cpu, &cg->pids, &cg->cpuset };
+          const char *names[5] = { "memory", "freezer", "cpu", "pids", "cpuset" };
           if (strncmp (dirs[d], h->mount, ml) != 0 || dirs[d][ml] != '/')
             continue;
           if (h->v2)
             cg->unified = xstrdup (dirs[d]);
           else
-            for (int k = 0; k < 4; k++)
+            for (int k = 0; k < 5; k++)
               if (*slot[k] == NULL && has_controller (h->controllers, names[k]))
                 *slot[k] = xstrdup (dirs[d]);
         }

@@ -34,8 +34,8 @@ struct cgroup
   enum cgroup_layout layout;
   char **dirs; /* absolute directories, one per hierarchy; NULL-terminated */
   size_t n;
-  char *unified;                       /* the cgroup2 directory among dirs (v2, hybrid), or NULL */
-  char *memory, *freezer, *cpu, *pids; /* the v1 directories of these controllers, or NULL */
+  char *unified; /* the cgroup2 directory among dirs (v2, hybrid), or NULL */
+  char *memory, *freezer, *cpu, *pids, *cpuset; /* the v1 directories of these, or NULL */
 };
 
 void cgroup_release (struct cgroup *cg);

@@ -48,6 +48,7 @@ struct supervisor_cfg
   pid_t init_pid;
   bool own_pidns; /* the container made its pid namespace: killing the init kills it all */
   char *const *cgroup_dirs;         /* the container's cgroups: failing closed kills all of them */
+  struct vfiles_cgroup limit_dirs;  /* those of them that say its limits (vfiles.h) */
   const struct egress_list *egress; /* the allowlist the broker serves, or NULL */
   int notify_fd;                    /* the init's listener, or -1: then the supervisor is only the
                                        watchdog, keeping the deadline (--platform none) */

@@ -102,10 +102,18 @@ struct vfiles_live
   int fd[VCG__N];            /* the cgroup's files, open for pread; -1: not there */
 };
 
-/* now = base = *limits; the files are opened from `cgroup_dirs` (NULL-terminated; NULL: no
-   cgroup, the limits stay config.json's).  Done before the supervisor confines itself.  */
+/* The container's directories whose files say its limits: memory.max or
+   memory.limit_in_bytes, cpu.max or cpu.cfs_quota_us/cpu.cfs_period_us, the cpuset's CPUs (on
+   cgroup v2, the one directory thrice).  NULL: none.  */
+struct vfiles_cgroup
+{
+  const char *memory, *cpu, *cpuset;
+};
+
+/* now = base = *limits; the files are opened from `cg` (NULL: no cgroup, the limits stay
+   config.json's).  Done before the supervisor confines itself.  */
 void vfiles_live_init (struct vfiles_live *v, const struct vfiles_limits *limits,
-                       char *const *cgroup_dirs);
+                       const struct vfiles_cgroup *cg);
 /* The once-a-second refresh: read the cgroup's files, and when the limits they say differ from
    `now`, replace it and rewrite every virtual file; otherwise refresh the ones that change
    with time (vfiles_refresh).  A file that cannot be read or parsed this time (the cgroup is

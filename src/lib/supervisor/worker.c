@@ -339,7 +339,7 @@ setup (const struct supervisor_cfg *c, int init_pidfd, int *ctl, int *sfd, int *
 
   the_sv.id = c->id;
   the_sv.release = c->uname_release;
-  vfiles_live_init (&the_sv.limits, c->limits, c->cgroup_dirs);
+  vfiles_live_init (&the_sv.limits, c->limits, c->cgroup_dirs ? &c->limit_dirs : NULL);
   the_sv.audit_arch = native_audit_arch ();
   the_sv.nr_cpu_ids = host_nr_cpu_ids ();
   the_sv.cpumask_bytes = host_cpumask_bytes ();
