@@ -364,33 +364,33 @@ int
 supervisor_start (const struct supervisor_cfg *c, pid_t *pid, ar_error_t *err)
 {
   int p[2];
-  pid_t mid;
-  int status, ret;
+  pid_t watchdog;
+  int ret;
 
   if (pipe2 (p, O_CLOEXEC) < 0)
     return ar_make_error (err, errno, "supervisor: pipe");
-  mid = fork ();
-  if (mid < 0)
+  watchdog = fork ();
+  if (watchdog < 0)
     {
       close (p[0]);
       close (p[1]);
       return ar_make_error (err, errno, "supervisor: fork");
     }
-  if (mid == 0)
+  if (watchdog == 0)
     {
-      /* Twice: the supervisor is nobody's child here, in a session of its own, so the caller's
-         terminal and process group signals never reach it.  */
+      /* Once, not twice: a fork costs half a millisecond on this kind of VM, and a middle one
+         that exits at once changes nothing that matters.  The runtime reaps whatever child of
+         it exits (run) or exits first (create), and then the supervisor is adopted as it would
+         have been when a middle process died.  A session of its own keeps the caller's
+         terminal and process group signals away.  */
       struct supervisor_cfg mine = *c;
       int *const keep[] = { &p[1], &mine.notify_fd, &mine.canary_fd };
       close (p[0]);
-      if (setsid () < 0 || fork () != 0)
-        _exit (EXIT_SUCCESS);
-      if (close_others (keep, ARRAY_SIZE (keep)) < 0)
+      if (setsid () < 0 || close_others (keep, ARRAY_SIZE (keep)) < 0)
         _exit (EXIT_FAILURE);
       watchdog_main (&mine, p[1]);
     }
   close (p[1]);
-  (void) waitpid (mid, &status, 0);
   ret = read_ready (p[0], pid, err);
   close (p[0]);
   return ret;
