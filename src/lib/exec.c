@@ -255,10 +255,13 @@ struct spawn_args
 };
 
 static int
-spawn_fn (void *data, ar_error_t *err)
+spawn_fn (void *data, int cgroup_fd, ar_error_t *err)
 {
   struct spawn_args *a = data;
-  return process_spawn_exec (a->cfg, a->res, err);
+  struct process_exec_cfg cfg = *a->cfg;
+
+  cfg.cgroup_fd = cgroup_fd;
+  return process_spawn_exec (&cfg, a->res, err);
 }
 
 /* The new process is born in the container's cgroups, as the init is (lifecycle.c).  */
@@ -290,7 +293,8 @@ exec_in (const struct state *s, int dirfd, const struct ar_exec_opts *o, struct 
                                   .env = p->env.v,
                                   .extra_fds = o->preserve_fds,
                                   .hand_over = hand_over,
-                                  .hand_over_data = &ep };
+                                  .hand_over_data = &ep,
+                                  .cgroup_fd = -1 };
   struct process_result res = { 0, -1, { -1, -1 } };
   sigset_t set;
   cleanup_close int sfd = -1;

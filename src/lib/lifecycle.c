@@ -478,7 +478,7 @@ make_ephemeral (struct create_ctx *c, ar_error_t *err)
 }
 
 static int
-spawn (struct create_ctx *c, int dirfd, struct process_result *res, ar_error_t *err)
+spawn (struct create_ctx *c, int dirfd, int cgroup_fd, struct process_result *res, ar_error_t *err)
 {
   cleanup_close int fifo = -1;
   cleanup_strv char **env = NULL;
@@ -492,7 +492,8 @@ spawn (struct create_ctx *c, int dirfd, struct process_result *res, ar_error_t *
                                   .rootfs = c->rootfs,
                                   .ns = &c->ns,
                                   .no_pivot = c->o->no_pivot,
-                                  .no_new_keyring = c->o->no_new_keyring };
+                                  .no_new_keyring = c->o->no_new_keyring,
+                                  .cgroup_fd = cgroup_fd };
 
   for (int i = 0; i < FILTER__N; i++)
     cfg.filters[i] = c->progs[i].insns ? &c->progs[i] : NULL;
@@ -584,10 +585,10 @@ struct spawn_args
 };
 
 static int
-spawn_fn (void *data, ar_error_t *err)
+spawn_fn (void *data, int cgroup_fd, ar_error_t *err)
 {
   struct spawn_args *a = data;
-  return spawn (a->c, a->dirfd, a->res, err);
+  return spawn (a->c, a->dirfd, cgroup_fd, a->res, err);
 }
 
 static int

@@ -42,6 +42,9 @@ struct process_init_cfg
   /* The ephemeral rootfs: a detached overlay mount the init attaches on `rootfs` in its own
      mount namespace, or -1.  */
   int overlay_fd;
+  /* The container's cgroup2 directory (O_PATH), which the init is cloned into
+     (CLONE_INTO_CGROUP), or -1 (cgroups.h: cgroup_run_inside).  */
+  int cgroup_fd;
 };
 
 /* What a spawned init or exec'd process leaves with the runtime.  */
@@ -76,6 +79,7 @@ struct process_exec_cfg
      (its execve is supervised, so the supervisor must hold the fd by then).  */
   int (*hand_over) (int listener, pid_t pid, void *data, ar_error_t *err);
   void *hand_over_data;
+  int cgroup_fd; /* as in process_init_cfg: the process is cloned into it, or -1 */
 };
 /* Start it; res->pid is its pid once it has exec'd (a failure before execve is reported here).
    res->listener[FILTER_POLICY] is always -1: it went to hand_over.  */

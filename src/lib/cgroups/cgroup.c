@@ -320,14 +320,17 @@ cgroup_create (const struct cgroup *cg, const struct spec_resources *r, ar_error
   return -1;
 }
 
-int
-cgroup_enter (const struct cgroup *cg, pid_t pid, ar_error_t *err)
+/* The calling thread into each v1 hierarchy of `cg` (its cgroup2 directory, if any, is not
+   touched): `0` into `tasks` moves the thread that writes it, and the kernel takes no global
+   lock for that, where a pid in cgroup.procs takes cgroup_threadgroup_rwsem for writing and
+   so waits for an RCU grace period (5-15 ms on this kind of VM, every time).  The runtime is
+   single-threaded: its thread is the process.  */
+static int
+enter_v1 (const struct cgroup *cg, ar_error_t *err)
 {
-  char text[32];
-  int len = snprintf (text, sizeof text, "%d", (int) (pid ? pid : getpid ()));
-
   for (size_t i = 0; i < cg->n; i++)
-    if (cg_write (cg->dirs[i], "cgroup.procs", text, (size_t) len, err) < 0)
+    if ((cg->unified == NULL || strcmp (cg->dirs[i], cg->unified) != 0)
+        && cg_write (cg->dirs[i], "tasks", "0", 1, err) < 0)
       return -1;
   return 0;
 }
@@ -345,25 +348,37 @@ cgroup_self_save (struct cgroup *saved, ar_error_t *err)
     {
       cleanup_free char *own = own_path (&hs.h[i]);
       cleanup_free char *joined = xasprintf ("%s/%s", hs.h[i].mount, own);
-      saved->dirs[saved->n++] = mounts_clean_path (joined);
+      saved->dirs[saved->n] = mounts_clean_path (joined);
+      if (hs.h[i].v2)
+        saved->unified = xstrdup (saved->dirs[saved->n]);
+      saved->n++;
     }
   hiers_release (&hs);
   return 0;
 }
 
 int
-cgroup_run_inside (const struct cgroup *cg, int (*fn) (void *data, ar_error_t *err), void *data,
-                   ar_error_t *err)
+cgroup_run_inside (const struct cgroup *cg, int (*fn) (void *data, int into_fd, ar_error_t *err),
+                   void *data, ar_error_t *err)
 {
   struct cgroup self;
   ar_error_t back = NULL;
-  int r;
+  int into = -1, r = -1;
 
   if (cgroup_self_save (&self, err) < 0)
     return -1;
-  r = cgroup_enter (cg, 0, err) < 0 ? -1 : fn (data, err);
-  if (cgroup_enter (&self, 0, &back) < 0)
+  if (cg->unified)
+    {
+      into = open (cg->unified, O_PATH | O_DIRECTORY | O_CLOEXEC);
+      if (into < 0)
+        r = ar_make_error (err, errno, "cgroups: open `%s`", cg->unified);
+    }
+  if ((cg->unified == NULL || into >= 0) && enter_v1 (cg, err) == 0)
+    r = fn (data, into, err);
+  if (enter_v1 (&self, &back) < 0)
     ar_log_error_release (&back);
+  if (into >= 0)
+    close (into);
   cgroup_release (&self);
   return r;
 }

@@ -49,14 +49,17 @@ int cgroup_from_dirs (char *const *dirs, struct cgroup *cg, ar_error_t *err);
 /* Create the directories (an existing one is an error: another container's) and apply
    linux.resources.  On failure what was created is removed.  */
 int cgroup_create (const struct cgroup *cg, const struct spec_resources *r, ar_error_t *err);
-/* Move process `pid` (0: the caller) into every directory.  */
-int cgroup_enter (const struct cgroup *cg, pid_t pid, ar_error_t *err);
-/* The caller's own cgroups, to go back to after cgroup_enter (0 on success).  */
+/* The caller's own cgroups, to go back to after cgroup_run_inside moved it (0 on success).  */
 int cgroup_self_save (struct cgroup *saved, ar_error_t *err);
-/* Run fn with the caller moved into `cg` and back afterwards, so that what it forks is born
-   there (the init, an exec'd process) while the caller itself is not left inside.  A failure to
-   move back is logged: fn's result is the one that counts.  */
-int cgroup_run_inside (const struct cgroup *cg, int (*fn) (void *data, ar_error_t *err), void *data,
+/* Run fn with the caller in `cg` and back afterwards, so that what it clones is born there (the
+   init, an exec'd process) while the caller itself is not left inside.  The calling thread
+   moves itself into each v1 hierarchy (no global lock: see enter_v1); a cgroup2 directory,
+   which a thread cannot enter without its whole process (and that costs an RCU grace period),
+   the child enters as it is born: fn gets an fd of it for clone3's CLONE_INTO_CGROUP (-1:
+   none), and must clone with it (process.h: cgroup_fd).  A failure to move back is logged:
+   fn's result is the one that counts.  */
+int cgroup_run_inside (const struct cgroup *cg,
+                       int (*fn) (void *data, int into_fd, ar_error_t *err), void *data,
                        ar_error_t *err);
 
 /* Processes in the container's cgroup (the pids controller's, or the unified one).  */
