@@ -545,27 +545,27 @@ apply_v1 (const struct cgroup *cg, const struct spec_resources *r, ar_error_t *e
 }
 
 /* runc writes these only when they are not 0: 0 means "the kernel's default".  Docker sends
-   `cpu.shares: 0` and `blockIO.weight: 0` for every container, and the kernel refuses 0.  */
-static void
-zero_is_unset (struct spec_u64 *v)
-{
-  if (v->set && v->v == 0)
-    v->set = false;
-}
+   `cpu.shares: 0` and `blockIO.weight: 0` for every container, and the kernel refuses 0.  A
+   macro, for the signed fields (struct spec_i64) and the unsigned ones (spec_u64) alike.  */
+#define ZERO_IS_UNSET(field)             \
+  do                                     \
+    {                                    \
+      if ((field).set && (field).v == 0) \
+        (field).set = false;             \
+    }                                    \
+  while (0)
 
 int
 cgroup_apply (const struct cgroup *cg, const struct spec_resources *r, ar_error_t *err)
 {
   struct spec_resources rr = *r;
 
-  zero_is_unset (&rr.cpu.shares);
-  zero_is_unset (&rr.cpu.period);
-  zero_is_unset (&rr.cpu.realtime_period);
-  zero_is_unset (&rr.block_io.weight);
-  zero_is_unset (&rr.block_io.leaf_weight);
-  if (rr.cpu.quota.set && rr.cpu.quota.v == 0)
-    rr.cpu.quota.set = false;
-  if (rr.cpu.realtime_runtime.set && rr.cpu.realtime_runtime.v == 0)
-    rr.cpu.realtime_runtime.set = false;
+  ZERO_IS_UNSET (rr.cpu.shares);
+  ZERO_IS_UNSET (rr.cpu.period);
+  ZERO_IS_UNSET (rr.cpu.realtime_period);
+  ZERO_IS_UNSET (rr.block_io.weight);
+  ZERO_IS_UNSET (rr.block_io.leaf_weight);
+  ZERO_IS_UNSET (rr.cpu.quota);
+  ZERO_IS_UNSET (rr.cpu.realtime_runtime);
   return cg->layout == CGROUP_V2 ? apply_v2 (cg, &rr, err) : apply_v1 (cg, &rr, err);
 }
