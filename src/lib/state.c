@@ -293,7 +293,7 @@ state_save (int dirfd, const struct state *s, ar_error_t *err)
   write_state_fields (j, s, true);
   ar_json_obj_close (j);
   text = ar_json_finish (j, &len);
-  if (ar_replace_file (dirfd, "state.json", text, len, 0600, err) < 0)
+  if (ar_rewrite_file (dirfd, "state.json", text, len, 0600, err) < 0)
     return ar_error_wrap (err, "save state of container `%s`", s->id);
   return 0;
 }

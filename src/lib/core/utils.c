@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -249,6 +250,43 @@ ar_replace_file (int dirfd, const char *name, const char *buf, size_t len, mode_
                  ar_error_t *err)
 {
   return write_replace (dirfd, name, buf, len, mode, false, err);
+}
+
+/* The companion, open for writing: ours only if it is a regular file with one name.  */
+static int
+open_companion (int dirfd, const char *next, mode_t mode)
+{
+  int fd = openat (dirfd, next, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode);
+  struct stat st;
+
+  if (fd >= 0 && (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode) || st.st_nlink != 1))
+    {
+      close (fd);
+      return -1;
+    }
+  return fd;
+}
+
+int
+ar_rewrite_file (int dirfd, const char *name, const char *buf, size_t len, mode_t mode,
+                 ar_error_t *err)
+{
+  cleanup_free char *next = xasprintf (".%s.next", name);
+  cleanup_close int fd = open_companion (dirfd, next, mode);
+
+  if (fd < 0)
+    return ar_replace_file (dirfd, name, buf, len, mode, err);
+  if (ar_write_all (fd, buf, len, next, err) < 0)
+    return -1;
+  if (ftruncate (fd, (off_t) len) < 0)
+    return ar_make_error (err, errno, "truncate `%s`", next);
+  if (renameat2 (dirfd, next, dirfd, name, RENAME_EXCHANGE) == 0)
+    return 0;
+  /* The first time (no `name` yet), or a filesystem without the exchange: a plain rename.  */
+  if ((errno == ENOENT || errno == EINVAL || errno == ENOSYS)
+      && renameat (dirfd, next, dirfd, name) == 0)
+    return 0;
+  return ar_make_error (err, errno, "rename `%s` to `%s`", next, name);
 }
 
 char *

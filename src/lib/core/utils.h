@@ -60,6 +60,16 @@ int ar_write_file_atomic (int dirfd, const char *name, const char *buf, size_t l
    sync theirs either, and on a disk-backed --root each fsync cost 0.3-20 ms here.  */
 int ar_replace_file (int dirfd, const char *name, const char *buf, size_t len, mode_t mode,
                      ar_error_t *err);
+/* The same for a file rewritten again and again in a directory of the runtime's own (a
+   container's state.json): the new content goes into a companion `.NAME.next`, kept from the
+   last time and rewritten in place, which is then swapped with `name` (renameat2
+   RENAME_EXCHANGE); readers still see the old file or the new one.  No inode is freed and none
+   is renamed over: on ext4 a rename over a file flushes the new one (auto_da_alloc) and, with
+   the discard mount option (this VM's root), waits for the old one's blocks to be discarded,
+   ~0.4 ms a save against ~0.06 ms so.  Falls back to ar_replace_file where the exchange is
+   not supported.  */
+int ar_rewrite_file (int dirfd, const char *name, const char *buf, size_t len, mode_t mode,
+                     ar_error_t *err);
 
 /* "2006-01-02T15:04:05.000000000Z", as runc writes times (UTC).  */
 char *ar_time_rfc3339 (const struct timespec *ts);
