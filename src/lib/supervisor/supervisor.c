@@ -297,6 +297,8 @@ static void __attribute__ ((noreturn)) watchdog_main (const struct supervisor_cf
   close (c->notify_fd); /* the worker's, not ours */
   if (c->canary_fd >= 0)
     close (c->canary_fd);
+  if (c->vfiles_fd >= 0)
+    close (c->vfiles_fd);
   if (worker < 0 || sfd < 0 || confine_supervisor (CONFINE_WATCHDOG, &err) < 0)
     {
       ar_error_release (&err);
@@ -384,7 +386,7 @@ supervisor_start (const struct supervisor_cfg *c, pid_t *pid, ar_error_t *err)
          have been when a middle process died.  A session of its own keeps the caller's
          terminal and process group signals away.  */
       struct supervisor_cfg mine = *c;
-      int *const keep[] = { &p[1], &mine.notify_fd, &mine.canary_fd };
+      int *const keep[] = { &p[1], &mine.notify_fd, &mine.canary_fd, &mine.vfiles_fd };
       close (p[0]);
       if (setsid () < 0 || close_others (keep, ARRAY_SIZE (keep)) < 0)
         _exit (EXIT_FAILURE);

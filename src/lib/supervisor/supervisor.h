@@ -54,6 +54,7 @@ struct supervisor_cfg
                                        watchdog, keeping the deadline (--platform none) */
   long long timeout_ms;             /* the deadline from now, 0: none */
   int canary_fd;                    /* fanotify on the canaries, or -1 */
+  int vfiles_fd; /* the virtual files' directory, which the worker keeps current, or -1 */
   const struct supervisor_canary *canaries;
   size_t n_canaries;
 };

@@ -582,6 +582,15 @@ render_and_write (int dirfd, enum vfile f, int flags, const struct vfiles_limits
 }
 
 int
+vfiles_write_at (int dirfd, const struct vfiles_limits *l, ar_error_t *err)
+{
+  for (int f = 0; f < VF__N; f++)
+    if (render_and_write (dirfd, f, O_CREAT, l, err) < 0)
+      return -1;
+  return 0;
+}
+
+int
 vfiles_write_all (const char *dir, const struct vfiles_limits *l, ar_error_t *err)
 {
   cleanup_close int dirfd = -1;
@@ -591,9 +600,8 @@ vfiles_write_all (const char *dir, const struct vfiles_limits *l, ar_error_t *er
   dirfd = open (dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (dirfd < 0)
     return ar_make_error (err, errno, "open `%s`", dir);
-  for (int f = 0; f < VF__N; f++)
-    if (render_and_write (dirfd, f, O_CREAT, l, err) < 0)
-      return ar_error_wrap (err, "write the virtual files in `%s`", dir);
+  if (vfiles_write_at (dirfd, l, err) < 0)
+    return ar_error_wrap (err, "write the virtual files in `%s`", dir);
   return 0;
 }
 

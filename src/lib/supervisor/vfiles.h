@@ -133,6 +133,8 @@ int vfile_render_text (enum vfile f, const struct vfiles_limits *l, const char *
    container sees them only through read-only bind mounts, and the owner must be able to
    reopen them for writing without CAP_DAC_OVERRIDE when the supervisor is rootless).  */
 int vfiles_write_all (const char *dir, const struct vfiles_limits *l, ar_error_t *err);
+/* The same into the directory `dirfd` (which exists).  */
+int vfiles_write_at (int dirfd, const struct vfiles_limits *l, ar_error_t *err);
 
 /* Rewrite the files that change with time (meminfo, stat, uptime, loadavg) in place: one
    pwrite of the whole text at offset 0, then ftruncate, so the bind mounts keep their inode.  */

@@ -292,11 +292,9 @@ open_outputs (const struct supervisor_cfg *c, ar_error_t *err)
   the_sv.state_dirfd = open (c->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (the_sv.state_dirfd < 0)
     return ar_make_error (err, errno, "supervisor: open `%s`", c->state_dir);
-  the_sv.vfiles_dirfd
-      = openat (the_sv.state_dirfd, SUPERVISOR_VFILES_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  the_sv.vfiles_dirfd = c->vfiles_fd;
   if (the_sv.vfiles_dirfd < 0)
-    return ar_make_error (err, errno, "supervisor: open `%s/%s`", c->state_dir,
-                          SUPERVISOR_VFILES_DIR);
+    return ar_make_error (err, EBADF, "supervisor: no directory of virtual files");
   the_sv.audit_fd = supervisor_open_audit (c->audit_path, err);
   return the_sv.audit_fd < 0 ? -1 : 0;
 }
