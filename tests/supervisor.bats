@@ -201,6 +201,8 @@ records() { jq -c "select($1)" "$ROOT/state/$CID/audit.jsonl" | wc -l; }
   agentrt run --keep -b "$BUNDLE" "$CID"
   [ "$status" -eq 0 ]
   [ "$(records '.syscall == "execve" and .args.path == "/bin/true" and .args.argv == ["/bin/true", "'"$a"'", "'"$c"'"]')" -eq 1 ]
+  # Its comm is the name the process takes with the new program, as auditd's execve records.
+  [ "$(records '.syscall == "execve" and .comm == "true"')" -eq 1 ]
   agentrt delete --force "$CID"
   # A string past the budget is cut: 4096 - 10 ("/bin/true") - 1001 - 1 (its NUL) = 3084 bytes.
   update_config --arg a "$a" --arg b "$b" '.process.args = ["/bin/true", $a, $b]'

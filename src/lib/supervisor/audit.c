@@ -242,7 +242,10 @@ sv_audit (struct sv_call *c, const char *verdict, int err, const char *args_json
   if (!admit (c->sv, sev == SEV_ALERT))
     return;
   clock_gettime (CLOCK_REALTIME, &r->time);
-  read_comm ((pid_t) c->req->pid, r->comm, sizeof r->comm, &r->stale_fd);
+  if (c->comm)
+    snprintf (r->comm, sizeof r->comm, "%s", c->comm);
+  else
+    read_comm ((pid_t) c->req->pid, r->comm, sizeof r->comm, &r->stale_fd);
   /* Also vouches for what the handler read unchecked: the caller was blocked in this call all
      along, so its pid named it.  */
   valid = sv_id_valid (c);

@@ -73,9 +73,12 @@ struct sv_call
   int severity;                 /* enum sc_severity; SEV_NONE: the entry's */
   bool deferred;                /* a thread of its own answers (the broker): serve does not */
   /* The handler read the caller's memory without checking (sv_mem_read_unchecked): sv_audit's
-     one check after reading comm vouches for it, and when that fails the decoded arguments are
-     not recorded (the raw six are).  */
+     one check (after it reads comm, when it does) vouches for it, and when that fails the
+     decoded arguments are not recorded (the raw six are).  */
   bool unchecked;
+  /* The record's comm when the handler knows it (execve: the new program's); NULL: the
+     caller's, read from /proc.  */
+  const char *comm;
   struct sv_record *record; /* NULL: sv_audit writes at once (a thread of its own answered) */
 };
 
