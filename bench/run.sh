@@ -15,7 +15,7 @@
 # and timed rounds, default 2/10), SC_RUNS/SC_BUDGET_MS (sc-bench and notify-rtt: 9 runs, each
 # its own container or process, of >= 100 ms per test), NOTIFY_BASE (the notify-rtt test the
 # supervised calls are set against; default same-cpu-sync), BENCH_WL_WARMUP/BENCH_WL_RUNS (the
-# workloads' rounds, 1/5), BENCH_IDLE_N
+# workloads' rounds, 1/9), BENCH_IDLE_N
 # (idle containers per peer for the footprint, 20), BENCH_SCALE_LOOPS/BENCH_SCALE_SECONDS (the
 # parallel create/start/delete loops, 4 for 10 s).
 #
@@ -62,11 +62,11 @@ SUPERVISED=(uname fork-exec tcp-connect)
 NOTIFY_BASE=${NOTIFY_BASE:-same-cpu-sync}
 CGROOT=/sys/fs/cgroup
 # Real workloads (bundles DIR/NAME on the Debian rootfs), each timed as a whole `run` in rounds
-# as the lifecycle rows are (BENCH_WL_WARMUP/BENCH_WL_RUNS, default 1/5: a run of runsc's takes
-# seconds).
+# as the lifecycle rows are (BENCH_WL_WARMUP/BENCH_WL_RUNS, default 1/9: a run of runsc's takes
+# seconds, but with 5 rounds a workload's ratio to crun moved by 0.05-0.1 between runs).
 WORKLOADS=(py-pass py-import py-cpu py-files sh-procs pip)
 WL_WARMUP=${BENCH_WL_WARMUP:-1}
-WL_RUNS=${BENCH_WL_RUNS:-5}
+WL_RUNS=${BENCH_WL_RUNS:-9}
 WL_IMPORTS="json, os, re, subprocess, threading, multiprocessing, asyncio, email, http.client, sqlite3, decimal, xml.etree.ElementTree"
 WL_CPU_ITER=13000000 # ~1 s of `n += i` in python3 on these VMs
 # The file-heavy task: python3 writes and reads 2000 small files in /tmp (a tmpfs), then one
