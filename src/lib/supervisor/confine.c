@@ -1,6 +1,5 @@
 #define _GNU_SOURCE
 #include <errno.h>
-#include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sched.h>
@@ -112,14 +111,6 @@ static const int refused[] = {
 #endif
 };
 
-#if defined(__x86_64__)
-#define NATIVE_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define NATIVE_ARCH AUDIT_ARCH_AARCH64
-#else
-#error "agentrt's supervisor filter knows x86_64 and aarch64"
-#endif
-
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define ARG0_LO offsetof (struct seccomp_data, args[0])
 #define ARG0_HI (offsetof (struct seccomp_data, args[0]) + 4)
@@ -190,7 +181,7 @@ build_filter (enum confine_role role, struct prog *p)
   /* BPF jumps go forward only: the number tests, the argument tests, then the returns.  */
   p->n = 0;
   load (p, offsetof (struct seccomp_data, arch));
-  emit (p, (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, NATIVE_ARCH, 1, 0));
+  emit (p, (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, SV_NATIVE_AUDIT_ARCH, 1, 0));
   ret (p, SECCOMP_RET_KILL_PROCESS);
   load (p, offsetof (struct seccomp_data, nr));
 #if defined(__x86_64__)

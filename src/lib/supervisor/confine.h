@@ -6,9 +6,20 @@
 #ifndef AGENTRT_SV_CONFINE_H
 #define AGENTRT_SV_CONFINE_H
 
+#include <linux/audit.h>
 #include <stdbool.h>
 
 #include "agentrt/error.h"
+
+/* The AUDIT_ARCH_* agentrt is built for: the one architecture the policy's filter and the
+   supervisor's own let through, and the one the worker's syscall table speaks.  */
+#if defined(__x86_64__)
+#define SV_NATIVE_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define SV_NATIVE_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#else
+#error "agentrt's policy has tables for x86_64 and aarch64 only"
+#endif
 
 enum confine_role
 {

@@ -299,18 +299,6 @@ open_outputs (const struct supervisor_cfg *c, ar_error_t *err)
   return the_sv.audit_fd < 0 ? -1 : 0;
 }
 
-static uint32_t
-native_audit_arch (void)
-{
-#if defined(__x86_64__)
-  return AUDIT_ARCH_X86_64;
-#elif defined(__aarch64__)
-  return AUDIT_ARCH_AARCH64;
-#else
-#error "agentrt's policy has tables for x86_64 and aarch64 only"
-#endif
-}
-
 static int
 host_nr_cpu_ids (void)
 {
@@ -355,7 +343,7 @@ setup (const struct supervisor_cfg *c, int init_pidfd, int *ctl, int *sfd, int *
   the_sv.id = c->id;
   the_sv.release = c->uname_release;
   vfiles_live_init (&the_sv.limits, c->limits, c->cgroup_dirs ? &c->limit_dirs : NULL);
-  the_sv.audit_arch = native_audit_arch ();
+  the_sv.audit_arch = SV_NATIVE_AUDIT_ARCH;
   the_sv.nr_cpu_ids = host_nr_cpu_ids ();
   the_sv.cpumask_bytes = host_cpumask_bytes ();
   the_sv.egress = c->egress;
