@@ -169,14 +169,19 @@ pid_alive() { kill -0 "$1" 2>/dev/null; }
 }
 
 @test "agentrt delete --force kills processes that double-forked and called setsid" {
-  update_config '.process.args = ["/bin/sh", "-c", "setsid sh -c \"sleep 200 & sleep 201\" & sleep 100"]'
+  # Durations no other process has, matched whole: 'sleep 20[01]' once matched another test's
+  # leftover `sleep 2000`.
+  local a=$((400000 + RANDOM)) b
+  b=$((a + 1))
+  update_config --arg s "setsid sh -c \"sleep $a & sleep $b\" & sleep 100" \
+    '.process.args = ["/bin/sh", "-c", $s]'
   agentrt_detached run -d -b "$BUNDLE" "$CID"
   sleep 0.3
-  pgrep -f 'sleep 20[01]' >/dev/null
+  pgrep -fx "sleep ($a|$b)" >/dev/null
   agentrt delete --force "$CID"
   [ "$status" -eq 0 ]
   sleep 0.2
-  ! pgrep -f 'sleep 20[01]'
+  ! pgrep -fx "sleep ($a|$b)"
 }
 
 @test "agentrt delete of a created container works without --force" {
