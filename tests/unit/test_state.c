@@ -127,6 +127,44 @@ test_save_load (void)
   return 0;
 }
 
+/* ar_rewrite_file, which state_save uses: each save swaps the file with its companion, so the
+   companion holds the save before; a companion that is not a plain file of ours (a directory
+   here) makes it fall back to a temporary file and a rename.  */
+static int
+test_rewrite_file (void)
+{
+  ar_error_t err = NULL;
+  cleanup_close int rootfd = state_root_open (tmp_root, true, &err);
+  cleanup_free char *text = NULL;
+  cleanup_free char *file = xasprintf ("%s/f.json", tmp_root);
+  cleanup_free char *next = xasprintf ("%s/.f.json.next", tmp_root);
+  struct stat before, after;
+
+  CHECK (rootfd >= 0);
+  CHECK (ar_rewrite_file (rootfd, "f.json", "first version", 13, 0600, &err) == 0);
+  CHECK (ar_rewrite_file (rootfd, "f.json", "second", 6, 0600, &err) == 0);
+  CHECK (ar_read_file (file, 0, &text, NULL, &err) == 0);
+  CHECK_STR (text, "second");
+  free (text);
+  text = NULL;
+  CHECK (ar_read_file (next, 0, &text, NULL, &err) == 0);
+  CHECK_STR (text, "first version");
+  free (text);
+  text = NULL;
+  /* The third save rewrites the first file in place: no inode is made or freed.  */
+  CHECK (fstatat (rootfd, ".f.json.next", &before, 0) == 0);
+  CHECK (ar_rewrite_file (rootfd, "f.json", "third", 5, 0600, &err) == 0);
+  CHECK (fstatat (rootfd, "f.json", &after, 0) == 0);
+  CHECK (after.st_ino == before.st_ino && after.st_size == 5);
+  CHECK (unlinkat (rootfd, ".f.json.next", 0) == 0 && mkdirat (rootfd, ".f.json.next", 0700) == 0);
+  CHECK (ar_rewrite_file (rootfd, "f.json", "fourth", 6, 0600, &err) == 0);
+  CHECK (ar_read_file (file, 0, &text, NULL, &err) == 0);
+  CHECK_STR (text, "fourth");
+  CHECK (unlinkat (rootfd, ".f.json.next", AT_REMOVEDIR) == 0
+         && unlinkat (rootfd, "f.json", 0) == 0);
+  return 0;
+}
+
 static int
 test_oci_json (void)
 {
@@ -281,6 +319,7 @@ main (void)
   RUN_TEST (test_check_id);
   RUN_TEST (test_create_duplicate);
   RUN_TEST (test_save_load);
+  RUN_TEST (test_rewrite_file);
   RUN_TEST (test_oci_json);
   RUN_TEST (test_refresh);
   RUN_TEST (test_lock_excludes);
