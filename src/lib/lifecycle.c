@@ -453,13 +453,15 @@ open_vfiles (int dirfd, int fds[VF__N], ar_error_t *err)
   return 0;
 }
 
-/* A tmpfs of 1 MiB mounted nowhere (fsmount): its root, or -1 with errno.  */
+/* A tmpfs mounted nowhere (fsmount): its root, or -1 with errno.  16 MiB at most, though the
+   files take a few KiB: /proc/cpuinfo and /proc/stat grow with the CPUs shown (~1.5 KiB each
+   for cpuinfo), and a host with thousands must still fit.  */
 static int
 detached_tmpfs (void)
 {
   cleanup_close int fs = (int) syscall (SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC);
 
-  if (fs < 0 || syscall (SYS_fsconfig, fs, FSCONFIG_SET_STRING, "size", "1m", 0) < 0
+  if (fs < 0 || syscall (SYS_fsconfig, fs, FSCONFIG_SET_STRING, "size", "16m", 0) < 0
       || syscall (SYS_fsconfig, fs, FSCONFIG_SET_STRING, "mode", "0755", 0) < 0
       || syscall (SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
     return -1;
@@ -472,8 +474,9 @@ detached_tmpfs (void)
    a tmpfs of their own that is mounted nowhere: on a disk-backed --root, creating the seven
    files took 0.6-5 ms of each create here (ext4), removing them more at delete, and the
    supervisor's rewrites each second touched the disk; the tmpfs goes when its last bind mount
-   and fd do.  A kernel that cannot clone a file of a mount that is not attached (Linux 6.1
-   gives EINVAL) gets them in the state directory, as before.  */
+   and fd do.  A kernel that will not clone a file of a mount that is not attached (EINVAL:
+   older kernels refuse open_tree on a detached mount) gets them in the state directory, as
+   before.  */
 static int
 make_vfiles (struct create_ctx *c, int fds[VF__N], ar_error_t *err)
 {
