@@ -25,7 +25,8 @@
    task it was opened for, so once that task is gone it fails (ESRCH), even if its number names
    another task by then, and the number is opened afresh.  A few slots, reused in turn.  The fd
    a slot drops is closed after the answer (*stale): closing the file of a task that has gone
-   costs as much as opening one, and execs come from a new process each.  */
+   costs as much as opening one.  (An execve's record needs none: its comm is the new
+   program's, handlers/exec.c.)  */
 #define COMM_SLOTS 8
 
 static struct

@@ -1,6 +1,6 @@
 /* vfiles.c renders the lxcfs-style virtual files (vfiles.h) from one read of each host file and
-   the container's limits, and writes them in place into the state directory.  It owns the text
-   formats and where the limits come from: config.json at create, then the few cgroup files
+   the container's limits, and writes them in place into the directory they live in.  It owns the
+   text formats and where the limits come from: config.json at create, then the few cgroup files
    that hold the limits (read again every second, on fds opened once), so every figure is the
    host's, cut down to the limits in force.  It never mounts anything (the init bind-mounts the
    files) and never writes a cgroup.

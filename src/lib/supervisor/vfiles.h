@@ -3,8 +3,10 @@
    /possible, rendered from the host's files and the container's limits (memory limit, CPU count
    from quota/period and cpuset), so a container capped at 512 MiB and 1 CPU sees exactly that.
 
-   They are regular files in the container's state directory, bind-mounted read-only over the
-   real ones by the init; the supervisor rewrites them in place every second.  Path calls never
+   They are regular files in a tmpfs of their own that is mounted nowhere (or, on a kernel that
+   will not clone from such a mount, in the container's state directory: lifecycle.c
+   make_vfiles), bind-mounted read-only over the real ones by the init; the supervisor rewrites
+   them in place every second.  Path calls never
    make a round trip to the supervisor (DESIGN.md: path calls are too frequent).
 
    The limits are config.json's at create; then, on every refresh, the supervisor reads them
@@ -45,7 +47,7 @@ struct vfiles_limits
   uint64_t quota_cpus; /* ceil(quota/period); UINT64_MAX: no quota */
 };
 
-/* The path inside the container (absolute) and the file name in the state directory; NULL for
+/* The path inside the container (absolute) and the file name in their directory; NULL for
    a value outside the enum.  */
 const char *vfile_target (enum vfile f);
 const char *vfile_name (enum vfile f);

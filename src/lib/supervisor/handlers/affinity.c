@@ -18,8 +18,7 @@ sv_handle_affinity (struct sv_call *c)
   size_t len = (uint32_t) c->req->data.args[1];
   size_t ret = len < c->sv->cpumask_bytes ? len : c->sv->cpumask_bytes;
   unsigned char mask[1024 / 8];
-  struct vfiles_limits live;
-  const struct vfiles_limits *l = &live;
+  struct vfiles_limits l;
   int r;
 
   if (len * 8 < (size_t) c->sv->nr_cpu_ids || (len & (sizeof (long) - 1)) != 0)
@@ -29,11 +28,11 @@ sv_handle_affinity (struct sv_call *c)
     }
   if (ret > sizeof mask)
     ret = sizeof mask;
-  vfiles_live_get (&c->sv->limits, &live);
+  vfiles_live_get (&c->sv->limits, &l);
   memset (mask, 0, sizeof mask);
-  for (unsigned i = 0; i < l->ncpus; i++)
-    if (l->cpu_ids[i] >= 0 && (size_t) l->cpu_ids[i] < ret * 8)
-      mask[l->cpu_ids[i] / 8] |= (unsigned char) (1u << (l->cpu_ids[i] % 8));
+  for (unsigned i = 0; i < l.ncpus; i++)
+    if (l.cpu_ids[i] >= 0 && (size_t) l.cpu_ids[i] < ret * 8)
+      mask[l.cpu_ids[i] / 8] |= (unsigned char) (1u << (l.cpu_ids[i] % 8));
   r = sv_mem_write (c, c->req->data.args[2], mask, ret);
   if (r < 0)
     sv_reply_error (c, r == -ENOENT ? EINTR : EFAULT);
