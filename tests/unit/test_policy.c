@@ -1,6 +1,7 @@
 /* policy: the tables against libseccomp's syscall lists, both ways and on both architectures;
-   the deny list; the filter of each architecture; and, on x86_64, the filter installed in a
-   forked child with a notify listener the parent answers.  No root needed.  */
+   the deny list; the filter of each architecture; on x86_64, the filter installed in a
+   forked child with a notify listener the parent answers; and the ptrace platform's version of
+   the native filter.  No root needed.  */
 #include <config.h>
 
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -478,6 +480,80 @@ test_install_x86_64 (void)
   return ret;
 }
 
+/* How many returns of the filter are `action`.  */
+static unsigned
+count_returns (const struct seccomp_prog *p, uint32_t action)
+{
+  unsigned n = 0;
+
+  for (unsigned short i = 0; i < p->len; i++)
+    n += p->insns[i].code == (BPF_RET | BPF_K) && p->insns[i].k == action;
+  return n;
+}
+
+/* In a child with the trace filter and no tracer: a call for the supervisor fails with ENOSYS
+   (the kernel's answer to SECCOMP_RET_TRACE without one), an allowed call runs.  */
+static int
+trace_child (const struct seccomp_prog *prog)
+{
+  ar_error_t err = NULL;
+  int listener;
+  struct utsname u;
+
+  if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+    return 2;
+  if (seccomp_prog_install (prog, &listener, &err) < 0)
+    return 3;
+  if (listener != -1)
+    return 4;
+  if (syscall (SYS_uname, &u) != -1 || errno != ENOSYS)
+    return 5;
+  if (syscall (SYS_getppid) <= 0)
+    return 6;
+  return 0;
+}
+
+static int
+test_to_trace (void)
+{
+  struct seccomp_prog prog = { 0 }, allow = { 0 };
+  ar_error_t err = NULL;
+  unsigned notify;
+  int st;
+  pid_t pid;
+
+  if (compile_arch (policy_native_table ()->arch, &prog) < 0)
+    return -1;
+  notify = count_returns (&prog, SECCOMP_RET_USER_NOTIF);
+  if (notify == 0 || !prog.notify)
+    TAP_FAIL ("the policy has no notify return");
+  if (policy_to_trace (&prog, &err) < 0)
+    TAP_FAIL ("policy_to_trace: %s", err->msg);
+  if (count_returns (&prog, SECCOMP_RET_TRACE) != notify
+      || count_returns (&prog, SECCOMP_RET_USER_NOTIF) != 0 || prog.notify || !prog.trace)
+    TAP_FAIL ("%u notify returns became %u trace returns, %u left", notify,
+              count_returns (&prog, SECCOMP_RET_TRACE),
+              count_returns (&prog, SECCOMP_RET_USER_NOTIF));
+  fflush (stdout);
+  pid = fork ();
+  if (pid < 0)
+    TAP_FAIL ("fork: %s", strerror (errno));
+  if (pid == 0)
+    _exit (trace_child (&prog));
+  seccomp_prog_release (&prog);
+  if (waitpid (pid, &st, 0) != pid || !WIFEXITED (st) || WEXITSTATUS (st) != 0)
+    TAP_FAIL ("child status %#x (exit code = failed step)", st);
+  /* A filter with nothing for a tracer is a mistake, not a ptrace policy.  */
+  allow.insns = xmalloc (sizeof *allow.insns);
+  allow.insns[0] = (struct sock_filter) BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+  allow.len = 1;
+  if (policy_to_trace (&allow, &err) == 0)
+    TAP_FAIL ("an allow-only filter became a trace filter");
+  ar_error_release (&err);
+  seccomp_prog_release (&allow);
+  return 0;
+}
+
 int
 main (void)
 {
@@ -487,5 +563,6 @@ main (void)
   RUN_TEST (test_allow_ptrace);
   RUN_TEST (test_compile_both);
   RUN_TEST (test_install_x86_64);
+  RUN_TEST (test_to_trace);
   TAP_END ();
 }

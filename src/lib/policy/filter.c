@@ -298,3 +298,11 @@ policy_compile_cached (const struct policy *p, int dirfd, struct seccomp_prog *o
     cache_write (dirfd, name, identity, out);
   return 0;
 }
+
+int
+policy_to_trace (struct seccomp_prog *prog, ar_error_t *err)
+{
+  if (seccomp_prog_notify_to_trace (prog) == 0)
+    return ar_make_error (err, EINVAL, "agentrt policy: the filter has no call for a tracer");
+  return 0;
+}

@@ -128,6 +128,10 @@ int policy_compile (const struct policy *p, struct seccomp_prog *out, ar_error_t
 int policy_compile_cached (const struct policy *p, int dirfd, struct seccomp_prog *out,
                            ar_error_t *err);
 
+/* The compiled policy for the ptrace platform: what would reach the supervisor by notification
+   stops the caller for its tracer instead (SECCOMP_RET_TRACE).  */
+int policy_to_trace (struct seccomp_prog *prog, ar_error_t *err);
+
 /* Names for output.  */
 const char *policy_tier_name (enum sc_tier t);
 const char *policy_handler_name (enum sc_handler h);

@@ -70,6 +70,27 @@ seccomp_prog_install (const struct seccomp_prog *p, int *listener, ar_error_t *e
   return 0;
 }
 
+unsigned
+seccomp_prog_notify_to_trace (struct seccomp_prog *p)
+{
+  unsigned n = 0;
+
+  /* libseccomp returns constants only (BPF_RET | BPF_K); a return of the accumulator would be
+     data, never an action of ours.  */
+  for (unsigned short i = 0; i < p->len; i++)
+    if (p->insns[i].code == (BPF_RET | BPF_K) && p->insns[i].k == SECCOMP_RET_USER_NOTIF)
+      {
+        p->insns[i].k = SECCOMP_RET_TRACE;
+        n++;
+      }
+  if (n > 0)
+    {
+      p->notify = false;
+      p->trace = true;
+    }
+  return n;
+}
+
 void
 seccomp_prog_release (struct seccomp_prog *p)
 {

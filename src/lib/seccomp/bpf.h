@@ -17,6 +17,7 @@ struct seccomp_prog
   unsigned short len;
   unsigned int flags; /* SECCOMP_FILTER_FLAG_* to install it with (LOG, SPEC_ALLOW, TSYNC…) */
   bool notify;        /* some action is SCMP_ACT_NOTIFY: install with NEW_LISTENER */
+  bool trace;         /* some action is SECCOMP_RET_TRACE: a tracer must be attached first */
 };
 
 /* Export a libseccomp filter to BPF (seccomp_export_bpf through a memfd).  `what` names the filter
@@ -27,6 +28,11 @@ int seccomp_prog_from_ctx (scmp_filter_ctx ctx, const char *what, struct seccomp
 /* Install with seccomp(SECCOMP_SET_MODE_FILTER); with p->notify, *listener is the new notify fd
    (O_CLOEXEC), else -1.  Needs no_new_privs or CAP_SYS_ADMIN.  */
 int seccomp_prog_install (const struct seccomp_prog *p, int *listener, ar_error_t *err);
+
+/* The same filter for the ptrace platform: every SECCOMP_RET_USER_NOTIF becomes
+   SECCOMP_RET_TRACE, so that the calls a supervisor answers stop the caller for its tracer
+   instead; nothing else changes.  The number of returns rewritten (0: the filter had none).  */
+unsigned seccomp_prog_notify_to_trace (struct seccomp_prog *p);
 
 void seccomp_prog_release (struct seccomp_prog *p);
 
