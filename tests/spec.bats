@@ -89,7 +89,7 @@ teardown() { teardown_root; }
   [ "$status" -eq 0 ]
   [ "$(echo "$output" | jq -r '.linux.seccomp.enabled')" = "true" ]
   [ "$(echo "$output" | jq -r '.linux.seccomp.supportedFlags | index("SECCOMP_FILTER_FLAG_LOG") != null')" = "true" ]
-  [ "$(echo "$output" | jq -r '.annotations["io.agentrt.platforms"]')" = "seccomp,none" ]
+  [ "$(echo "$output" | jq -r '.annotations["io.agentrt.platforms"]')" = "seccomp,ptrace,none" ]
   [[ ",$(echo "$output" | jq -r '.annotations["io.agentrt.policy.deny"]')," == *",mount,"* ]]
   [[ ",$(echo "$output" | jq -r '.annotations["io.agentrt.policy.supervise"]')," == *",uname,"* ]]
   [ "$(echo "$output" | jq -r '.annotations["io.agentrt.policy.errno"]')" = "clone3" ]

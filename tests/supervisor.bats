@@ -1,6 +1,9 @@
 #!/usr/bin/env bats
 # The seccomp supervisor, seen from inside the container: what it denies (and audits), what it
 # emulates, and that --platform none turns it off.  The workload side is tests/probe/probe.c.
+# The scenarios that say what the policy does run on both platforms that enforce it: seccomp
+# user notification (the default) and ptrace ("supervisor [ptrace]: …"); what is particular to
+# ptrace (signals and stops of tracees, what it refuses) is at the end.
 load helpers
 
 setup() { setup_probe; }
@@ -28,7 +31,19 @@ limits_512m_1cpu() {
     '.linux.resources.memory.limit = $m | .linux.resources.cpu = {quota: 100000, period: 100000}'
 }
 
+# ptrace_platform: the container runs on the ptrace platform (annotation io.agentrt.platform).
+ptrace_platform() { update_config '.annotations["io.agentrt.platform"] = "ptrace"'; }
+
 @test "supervisor: every call of the deny list gets EPERM and an alert in the audit log" {
+  scenario_deny_list
+}
+
+@test "supervisor [ptrace]: every call of the deny list gets EPERM and an alert in the audit log" {
+  ptrace_platform
+  scenario_deny_list
+}
+
+scenario_deny_list() {
   update_config '.process.args = ["/bin/probe", "deny"]'
   agentrt run --keep -b "$BUNDLE" "$CID"
   [ "$status" -eq 0 ]
@@ -59,6 +74,15 @@ limits_512m_1cpu() {
 }
 
 @test "supervisor: uname, sysinfo, the CPU count and /proc, /sys files reflect 512 MiB and 1 CPU" {
+  scenario_emulate
+}
+
+@test "supervisor [ptrace]: uname, sysinfo, the CPU count and /proc, /sys files reflect 512 MiB and 1 CPU" {
+  ptrace_platform
+  scenario_emulate
+}
+
+scenario_emulate() {
   limits_512m_1cpu
   update_config --argjson m $((512 * MiB)) '
     .hostname = "probe-host" |
@@ -155,6 +179,16 @@ print(json.dumps({"python": "ok", "cpus": os.cpu_count(), "memtotal_kb": int(tot
 '
 
 @test "supervisor: python3 and pip in a Debian rootfs with 512 MiB and 1 CPU" {
+  scenario_python
+}
+
+# Threads, a process pool and subprocesses: every one of them traced from its birth.
+@test "supervisor [ptrace]: python3 and pip in a Debian rootfs with 512 MiB and 1 CPU" {
+  ptrace_platform
+  scenario_python
+}
+
+scenario_python() {
   local rootfs
   rootfs=$(debian_rootfs)
   limits_512m_1cpu
@@ -212,6 +246,15 @@ records() { jq -c "select($1)" "$ROOT/state/$CID/audit.jsonl" | wc -l; }
 }
 
 @test "supervisor: an exec'd process is supervised: uname is emulated, mount denied and audited with its pid" {
+  scenario_exec_supervised
+}
+
+@test "supervisor [ptrace]: an exec'd process is supervised: uname is emulated, mount denied and audited with its pid" {
+  ptrace_platform
+  scenario_exec_supervised
+}
+
+scenario_exec_supervised() {
   add_cap CAP_SYS_ADMIN
   release_annotation 6.6.6-exec
   mkdir -p "$BUNDLE/rootfs/tmp/x"
@@ -280,6 +323,17 @@ kill_supervisor_test() {
 
 @test "supervisor: SIGTERM to the worker kills the container (supervisor-stopped)" {
   # One alert only (kill_supervisor_test counts them): the watchdog adds no supervisor-died.
+  kill_supervisor_test worker TERM supervisor-stopped '.detail | startswith("stopped by signal 15 from pid ")'
+}
+
+# The tracer's death kills its tracees (PTRACE_O_EXITKILL) before the watchdog even notices.
+@test "supervisor [ptrace]: killing the worker kills the container (supervisor-died), no call passes meanwhile" {
+  ptrace_platform
+  kill_supervisor_test worker KILL supervisor-died '.detail == "killed by signal 9"'
+}
+
+@test "supervisor [ptrace]: SIGTERM to the worker kills the container (supervisor-stopped)" {
+  ptrace_platform
   kill_supervisor_test worker TERM supervisor-stopped '.detail | startswith("stopped by signal 15 from pid ")'
 }
 
@@ -400,15 +454,13 @@ kill_supervisor_test() {
     leaves_nothing
   done <<'EOF_CASES'
 io.agentrt.platform|bogus|unknown platform `bogus`
-io.agentrt.platform|ptrace|not supported yet
 io.agentrt.uname.release|6.1.0 agentrt|blank or control character
 io.agentrt.uname.release||1 to 64 characters
 io.agentrt.policy.ptrace|maybe|allow or deny
 io.agentrt.audit|relative/audit.jsonl|must be an absolute path
 io.agentrt.audit|/no-such-dir/audit.jsonl|directory `/no-such-dir`
 EOF_CASES
-  for case in "--platform ptrace|--platform: platform \`ptrace\`: not supported yet" \
-    "--platform bogus|--platform: unknown platform \`bogus\`" \
+  for case in "--platform bogus|--platform: unknown platform \`bogus\`" \
     "--audit-log $ROOT/no-such-dir/a.jsonl|--audit-log: directory"; do
     # shellcheck disable=SC2086 # the flag and its value are two words
     agentrt_detached create ${case%%|*} -b "$BUNDLE" "$CID"
@@ -530,8 +582,103 @@ supervised_as_test() {
 }
 
 @test "supervisor: a container in a user namespace is supervised" {
+  in_user_namespace
+  supervised_as_test 0
+}
+
+in_user_namespace() {
   update_config '.linux.namespaces += [{"type": "user"}]
     | .linux.uidMappings = [{"containerID": 0, "hostID": 200000, "size": 65536}]
     | .linux.gidMappings = [{"containerID": 0, "hostID": 200000, "size": 65536}]'
+}
+
+# Tracing a process of another uid, or of a user namespace, needs the worker's CAP_SYS_PTRACE.
+@test "supervisor [ptrace]: a container running as uid 1000 is supervised" {
+  ptrace_platform
+  update_config '.process.user = {uid: 1000, gid: 1000}'
+  supervised_as_test 1000
+}
+
+@test "supervisor [ptrace]: a container in a user namespace is supervised" {
+  ptrace_platform
+  in_user_namespace
   supervised_as_test 0
+}
+
+# The ptrace platform: what is particular to it.
+
+# tracer_of PID: the pid tracing PID (0: none).
+tracer_of() { awk '$1 == "TracerPid:" { print $2 }' "/proc/$1/status"; }
+
+@test "supervisor [ptrace]: the worker traces the init and exec'd processes; state names the platform" {
+  update_config '.process.args = ["/bin/sleep", "1000"]'
+  agentrt_detached run -d --platform ptrace -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ "$(jq -r .platform "$ROOT/state/$CID/state.json")" = ptrace ]
+  local worker pid child
+  worker=$(worker_pid "$CID")
+  [ "$(tracer_of "$(init_pid "$CID")")" -eq "$worker" ]
+  # An exec'd process, and the child it forks, are traced by the same worker.
+  agentrt_detached exec -d --pid-file "$ROOT/exec.pid" "$CID" /bin/sh -c 'sleep 1001 & wait'
+  [ "$status" -eq 0 ]
+  pid=$(cat "$ROOT/exec.pid")
+  [ "$(tracer_of "$pid")" -eq "$worker" ]
+  wait_for "the exec'd shell's child" eval 'child=$(pgrep -P "$pid" -x sleep)'
+  [ "$(tracer_of "$child")" -eq "$worker" ]
+  # The notify platform traces nothing.
+  agentrt_detached run -d -b "$BUNDLE" "$CID-seccomp"
+  [ "$status" -eq 0 ]
+  [ "$(tracer_of "$(init_pid "$CID-seccomp")")" -eq 0 ]
+  agentrt delete --force "$CID"
+  agentrt delete --force "$CID-seccomp"
+  leaves_nothing
+}
+
+# counter_at: what the workload's counter file says now.
+counter_at() { cat "$BUNDLE/rootfs/tmp/n" 2>/dev/null || echo 0; }
+
+# A tracee's signals are passed on: a trapped TERM runs its trap; STOP stops the whole container
+# until CONT (a group stop the tracer keeps with PTRACE_LISTEN, not a stop of its own).
+@test "supervisor [ptrace]: signals reach the workload: STOP and CONT stop and resume it, TERM runs its trap" {
+  ptrace_platform
+  update_config '.root.readonly = false | .process.args = ["/bin/sh", "-c",
+    "trap \"echo got-term; exit 3\" TERM; n=0; while :; do n=$((n + 1)); echo $n >/tmp/n; sleep 0.05; done"]'
+  mkdir -p "$BUNDLE/rootfs/tmp"
+  __agentrt run -b "$BUNDLE" "$CID" >"$ROOT/run.out" 2>&1 &
+  local run_pid=$! before after rc=0
+  wait_for "the loop to count" eval '[ "$(counter_at)" -ge 3 ]'
+  agentrt kill "$CID" STOP
+  [ "$status" -eq 0 ]
+  sleep 0.3 # the iteration under way ends
+  before=$(counter_at)
+  sleep 0.5
+  after=$(counter_at)
+  echo "stopped: $before then $after" >&2
+  [ "$before" -eq "$after" ]
+  agentrt kill "$CID" CONT
+  [ "$status" -eq 0 ]
+  wait_for "the loop to count again" eval '[ "$(counter_at)" -gt "$after" ]'
+  agentrt kill "$CID" TERM
+  [ "$status" -eq 0 ]
+  wait "$run_pid" || rc=$?
+  cat "$ROOT/run.out" >&2
+  [ "$rc" -eq 3 ]
+  grep -qx got-term "$ROOT/run.out"
+  leaves_nothing
+}
+
+@test "supervisor [ptrace]: what the platform cannot do fails create naming it, leaving nothing" {
+  ptrace_platform
+  update_config '.annotations["io.agentrt.policy.ptrace"] = "allow"'
+  agentrt_detached create -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" == *"io.agentrt.policy.ptrace=allow: the ptrace platform is the workload's one tracer"* ]]
+  leaves_nothing
+  update_config 'del(.annotations["io.agentrt.policy.ptrace"])'
+  agentrt_detached create --net-allow 127.0.0.1:80 -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" == *"--net-allow: the egress broker needs --platform seccomp"* ]]
+  leaves_nothing
 }

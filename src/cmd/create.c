@@ -38,7 +38,9 @@ static const struct argp_option create_options[] = {
   { "no-new-keyring", OPT_NO_NEW_KEYRING, NULL, 0, "keep the caller's session keyring", 0 },
   { "preserve-fds", OPT_PRESERVE_FDS, "N", 0, "pass N more fds (3 … 3+N-1) to the container", 0 },
   { "platform", OPT_PLATFORM, "NAME", 0,
-    "seccomp (default: the supervisor) or none (no agentrt policy, as runc)", 0 },
+    "seccomp (default: the supervisor), ptrace (the same policy, the supervisor as the "
+    "workload's tracer) or none (no agentrt policy, as runc)",
+    0 },
   { "audit-log", OPT_AUDIT_LOG, "FILE", 0,
     "write the audit log to FILE (default ROOT/ID/audit.jsonl)", 0 },
   { "net-allow", OPT_NET_ALLOW, "LIST", 0,

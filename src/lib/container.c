@@ -82,7 +82,7 @@ annotate_alerts (int dirfd, struct state *s)
   long long v = 0;
   struct spec_kv *items;
 
-  if (s->platform == NULL || strcmp (s->platform, "seccomp") != 0)
+  if (s->platform == NULL || strcmp (s->platform, "none") == 0)
     return;
   fd = openat (dirfd, SUPERVISOR_ALERTS_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd >= 0 && (n = read (fd, buf, sizeof buf - 1)) > 0)

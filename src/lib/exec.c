@@ -174,7 +174,8 @@ load_process (int dirfd, const struct ar_exec_opts *o, struct spec **spec,
   return 0;
 }
 
-/* The exec'd process gets the container's policy; its listener goes to the supervisor.  */
+/* The exec'd process gets the container's policy; its listener goes to the supervisor (on the
+   ptrace platform, the supervisor attaches to it).  */
 struct exec_policy
 {
   const struct state *s;
@@ -245,6 +246,8 @@ prepare_exec_policy (struct exec_policy *ep, ar_error_t *err)
   rootfd = openat (ep->dirfd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   r = policy_compile_cached (&p, rootfd, &ep->prog, err);
   policy_release (&p);
+  if (r == 0 && strcmp (ep->s->platform, "ptrace") == 0)
+    r = policy_to_trace (&ep->prog, err);
   return r;
 }
 

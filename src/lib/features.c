@@ -165,7 +165,7 @@ write_annotations (struct ar_json *j)
   ar_json_kstr (j, "io.github.seccomp.libseccomp.version", scmp);
   ar_json_kstr (j, "io.agentrt.version", PACKAGE_VERSION);
   ar_json_kstr (j, "io.agentrt.commit", GIT_COMMIT);
-  ar_json_kstr (j, "io.agentrt.platforms", "seccomp,none");
+  ar_json_kstr (j, "io.agentrt.platforms", "seccomp,ptrace,none");
   write_policy (j);
   ar_json_obj_close (j);
 }

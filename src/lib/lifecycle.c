@@ -176,7 +176,7 @@ check_unsupported (const struct spec *s, ar_error_t *err)
 }
 
 /* linux.seccomp.  A notify action needs the one listener a filter chain may have, which the
-   supervisor holds unless the platform is none.  */
+   supervisor holds on the seccomp platform (ptrace and none leave it to linux.seccomp).  */
 static int
 prepare_oci_filter (struct create_ctx *c, ar_error_t *err)
 {
@@ -191,10 +191,10 @@ prepare_oci_filter (struct create_ctx *c, ar_error_t *err)
   if (sc->listener_path == NULL || sc->listener_path[0] == '\0')
     return ar_make_error (err, EINVAL,
                           "config.json: linux.seccomp: SCMP_ACT_NOTIFY needs listenerPath");
-  if (c->sb.platform != PLATFORM_NONE)
+  if (c->sb.platform == PLATFORM_SECCOMP)
     return ar_make_error (err, EBUSY,
                           "config.json: linux.seccomp: SCMP_ACT_NOTIFY needs the seccomp listener, "
-                          "which agentrt's supervisor holds: use --platform none");
+                          "which agentrt's supervisor holds: use --platform ptrace or none");
   return 0;
 }
 
@@ -217,6 +217,8 @@ prepare_policy (struct create_ctx *c, ar_error_t *err)
   r = policy_compile_cached (&p, rootfd, &c->progs[FILTER_POLICY], err);
   policy_release (&p);
   if (r < 0)
+    return -1;
+  if (c->sb.platform == PLATFORM_PTRACE && policy_to_trace (&c->progs[FILTER_POLICY], err) < 0)
     return -1;
   c->limits = xzalloc (sizeof *c->limits);
   return vfiles_limits_from_spec (c->spec, c->limits, err);
@@ -594,7 +596,7 @@ limit_dirs (const struct cgroup *cg)
 }
 
 static int
-start_supervisor (struct create_ctx *c, pid_t init, int listener, ar_error_t *err)
+start_supervisor (struct create_ctx *c, pid_t init, int listener, bool trace, ar_error_t *err)
 {
   cleanup_free char *audit
       = c->sb.audit_path ? xstrdup (c->sb.audit_path) : xasprintf ("%s/audit.jsonl", c->state_dir);
@@ -610,6 +612,7 @@ start_supervisor (struct create_ctx *c, pid_t init, int listener, ar_error_t *er
                                .limit_dirs = limit_dirs (&c->cg),
                                .egress = c->sb.egress,
                                .notify_fd = listener,
+                               .trace = trace,
                                .timeout_ms = c->sb.timeout_ms,
                                .canary_fd = c->eph.fanotify_fd,
                                .vfiles_fd = c->vfiles_fd,
@@ -672,11 +675,13 @@ take_result (struct create_ctx *c, struct process_result *r, ar_error_t *err)
 
   c->console = r->console;
   if (r->listener[FILTER_POLICY] >= 0)
-    ret = start_supervisor (c, r->pid, r->listener[FILTER_POLICY], err);
+    ret = start_supervisor (c, r->pid, r->listener[FILTER_POLICY], false, err);
+  else if (c->progs[FILTER_POLICY].trace)
+    ret = start_supervisor (c, r->pid, -1, true, err); /* it attaches before start releases */
   else if (c->progs[FILTER_POLICY].insns)
     ret = ar_make_error (err, 0, "container init sent no seccomp listener");
   else if (c->sb.timeout_ms > 0)
-    ret = start_supervisor (c, r->pid, -1, err); /* the watchdog alone keeps the deadline */
+    ret = start_supervisor (c, r->pid, -1, false, err); /* the watchdog alone keeps the deadline */
   if (ret == 0 && r->listener[FILTER_OCI] >= 0)
     {
       cleanup_free char *json = state_json_with (c->st, r->pid, STATE_CREATING);

@@ -57,6 +57,8 @@ enum sync_type
   SYNC_PID_ACK,  /* the runtime has the pid of a process that forked once more */
   SYNC_READY,
   SYNC_ERROR,
+  SYNC_TRACE_ME, /* a ptrace-platform filter is on: attach a tracer before my next step */
+  SYNC_TRACE_OK, /* the supervisor traces it (exec), or will before start (the init) */
 };
 
 /* One message is one SOCK_SEQPACKET datagram: a header and a payload (an error message, or the
@@ -399,6 +401,19 @@ send_terminal (const struct spec_process *p, bool console, int sock, ar_error_t 
   return ret;
 }
 
+/* The ptrace platform: a call the filter returns SECCOMP_RET_TRACE for fails with ENOSYS
+   while no tracer is attached, so the process waits until the runtime says one is (exec) or
+   will be before start releases it (the init).  */
+static int
+wait_for_tracer (int sock, ar_error_t *err)
+{
+  cleanup_free struct sync_msg *m = sync_msg_new ();
+
+  if (sync_send (sock, SYNC_TRACE_ME, 0, 0, NULL) < 0)
+    return ar_make_error (err, errno, "ask the runtime for the supervisor's tracer");
+  return sync_expect (sock, SYNC_TRACE_OK, m, err);
+}
+
 /* The filters go on last, and each listener is sent to the runtime at once.  Nothing after
    this may make a call the policy supervises until the runtime has started the supervisor:
    creds_apply and the sync messages are all allowed in the kernel.  */
@@ -415,6 +430,8 @@ install_filters (const struct seccomp_prog *const filters[FILTER__N], int sock, 
         continue;
       if (seccomp_prog_install (filters[i], &listener, err) < 0)
         return ar_error_wrap (err, "%s", i == FILTER_POLICY ? "agentrt policy" : "linux.seccomp");
+      if (filters[i]->trace && wait_for_tracer (sock, err) < 0)
+        return -1;
       if (listener < 0)
         continue;
       r = ar_send_fd (sock, listener, &h, offsetof (struct sync_msg, payload),
@@ -642,6 +659,11 @@ parent_step (const struct process_init_cfg *c, int sock, struct spawn *sp, struc
         return ar_make_error (err, 0, "container init sent a bad seccomp listener");
       sp->listener[m->status] = m->fd;
       return 0;
+    case SYNC_TRACE_ME:
+      /* The supervisor, started once the init is READY, attaches before create returns.  */
+      return sync_send (sock, SYNC_TRACE_OK, 0, 0, NULL) < 0
+                 ? ar_make_error (err, errno, "sync with the container init")
+                 : 0;
     case SYNC_READY:
       return 1;
     case SYNC_ERROR:
@@ -922,6 +944,14 @@ exec_parent (const struct process_exec_cfg *c, int sock, struct spawn *sp, ar_er
               if (r < 0)
                 return -1;
             }
+          continue;
+        }
+      if (m->type == SYNC_TRACE_ME)
+        {
+          if (c->hand_over (-1, sp->init_pid, c->hand_over_data, err) < 0)
+            return -1;
+          if (sync_send (sock, SYNC_TRACE_OK, 0, 0, NULL) < 0)
+            return ar_make_error (err, errno, "exec: sync with the process");
           continue;
         }
       if (m->type != SYNC_INIT_PID)

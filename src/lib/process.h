@@ -76,7 +76,9 @@ struct process_exec_cfg
   int extra_fds;
   const struct seccomp_prog *filters[FILTER__N];
   /* Called with the policy filter's listener as soon as it arrives, before the process execs
-     (its execve is supervised, so the supervisor must hold the fd by then).  */
+     (its execve is supervised, so the supervisor must hold the fd by then); on the ptrace
+     platform with listener -1, when the process asks for its tracer, which must be attached
+     when this returns.  */
   int (*hand_over) (int listener, pid_t pid, void *data, ar_error_t *err);
   void *hand_over_data;
   int cgroup_fd; /* as in process_init_cfg: the process is cloned into it, or -1 */

@@ -47,9 +47,6 @@ resolve_platform (const char *v, const char *from, enum sandbox_platform *out, a
   if (sandbox_platform_from_name (v, out) < 0)
     return ar_make_error (err, EINVAL, "%s: unknown platform `%s` (seccomp, none or ptrace)", from,
                           v);
-  /* The ptrace platform (SECCOMP_RET_TRACE and a tracer) is designed, not built.  */
-  if (*out == PLATFORM_PTRACE)
-    return ar_make_error (err, ENOSYS, "%s: platform `ptrace`: not supported yet", from);
   return 0;
 }
 
@@ -383,6 +380,27 @@ resolve_controls (const struct spec_map *a, const struct sandbox_flags *f, struc
   return 0;
 }
 
+/* What the ptrace platform cannot do, refused before anything is made.  A process has one
+   tracer, the supervisor, so the workload cannot trace its own; and the broker needs to put a
+   socket of the host's into the caller (SECCOMP_IOCTL_NOTIF_ADDFD), which has no ptrace
+   counterpart.  */
+static int
+check_ptrace_platform (const struct sandbox *sb, ar_error_t *err)
+{
+  if (sb->platform != PLATFORM_PTRACE)
+    return 0;
+  if (sb->popts.allow_ptrace)
+    return ar_make_error (err, EINVAL,
+                          "annotation io.agentrt.policy.ptrace=allow: the ptrace platform is the "
+                          "workload's one tracer; use --platform seccomp");
+  if (sb->egress)
+    return ar_make_error (err, EINVAL,
+                          "%s: the egress broker needs --platform seccomp (ptrace cannot hand "
+                          "the caller a socket)",
+                          sb->egress_from);
+  return 0;
+}
+
 int
 sandbox_resolve (const struct spec_map *a, const struct sandbox_flags *f, struct sandbox *out,
                  ar_error_t *err)
@@ -416,6 +434,8 @@ sandbox_resolve (const struct spec_map *a, const struct sandbox_flags *f, struct
     return -1;
   if (!f->policy_only && (f->net_allow || net_allow)
       && resolve_net_allow (f->net_allow, net_allow, out, err) < 0)
+    return -1;
+  if (check_ptrace_platform (out, err) < 0)
     return -1;
   return resolve_controls (a, f, out, err);
 }

@@ -2,7 +2,7 @@
    the flags of create and run (for a person; a flag wins over an annotation).  Resolved and
    checked before create touches the machine: a bad value fails naming the annotation or flag.
 
-     io.agentrt.platform        --platform     seccomp (default) | none | ptrace (not built)
+     io.agentrt.platform        --platform     seccomp (default) | ptrace | none
      io.agentrt.audit           --audit-log    the audit log (default ROOT/ID/audit.jsonl)
      io.agentrt.uname.release   -              the kernel release uname reports
      io.agentrt.policy.ptrace   -              allow | deny (default): ptrace for debugging

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/capability.h>
 #include <sys/mount.h>
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -107,6 +108,10 @@ role_checks (enum confine_role role)
     }
   else if (!REFUSED (unshare (CLONE_FS), EPERM) || !REFUSED (chroot ("/"), EPERM))
     return 24;
+  /* ptrace: the tracer's (ESRCH: pid 0 is no tracee of ours), refused to every other role.  */
+  if (!REFUSED (syscall (SYS_ptrace, PTRACE_GETREGS, 0, 0, 0),
+                role == CONFINE_TRACER ? ESRCH : EPERM))
+    return 25;
   return 0;
 }
 
@@ -153,11 +158,18 @@ test_broker (void)
   return run_role (CONFINE_BROKER);
 }
 
+static int
+test_tracer (void)
+{
+  return run_role (CONFINE_TRACER);
+}
+
 int
 main (void)
 {
   RUN_TEST (test_watchdog);
   RUN_TEST (test_worker);
   RUN_TEST (test_broker);
+  RUN_TEST (test_tracer);
   TAP_END ();
 }

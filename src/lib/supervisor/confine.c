@@ -30,7 +30,7 @@ drop_caps (enum confine_role role, ar_error_t *err)
   /* The worker: pidfd_getfd (PTRACE), and, for the AF_UNIX connects it does in a thread that
      takes on the caller's root and fs ids (handlers/egress.c), SETUID, SETGID and SYS_CHROOT.  */
   cap_value_t keep[] = { CAP_KILL, CAP_SYS_PTRACE, CAP_SETUID, CAP_SETGID, CAP_SYS_CHROOT };
-  int nkeep = role == CONFINE_BROKER ? 5 : role == CONFINE_WORKER ? 2 : 1;
+  int nkeep = role == CONFINE_BROKER ? 5 : role == CONFINE_WATCHDOG ? 1 : 2;
   cap_t caps;
   int last = caps_last_cap ();
 
@@ -53,9 +53,9 @@ drop_caps (enum confine_role role, ar_error_t *err)
 
 /* What the supervisor never does once it serves: run programs, change mounts or namespaces,
    load kernel code, trace or write into processes other than by process_vm_writev.  The
-   worker's one exception: unshare (CLONE_FS) and chroot, for a thread's own view of the
-   caller's filesystem (handlers/egress.c).  Numbers, not names: a name this architecture
-   lacks (fork on aarch64) is left out at build time.  */
+   exceptions: the broker's unshare (CLONE_FS) and chroot, for a thread's own view of the
+   caller's filesystem (handlers/egress.c), and the tracer's ptrace (tracer.h).  Numbers, not
+   names: a name this architecture lacks (fork on aarch64) is left out at build time.  */
 static const int refused[] = {
   SYS_execve,
   SYS_execveat,
@@ -189,7 +189,8 @@ build_filter (enum confine_role role, struct prog *p)
       p, (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JGE | BPF_K, __X32_SYSCALL_BIT, 0, 0));
 #endif
   for (size_t i = 0; i < ARRAY_SIZE (refused); i++)
-    eq[n_eq++] = jeq (p, (unsigned) refused[i]);
+    if (role != CONFINE_TRACER || refused[i] != SYS_ptrace)
+      eq[n_eq++] = jeq (p, (unsigned) refused[i]);
   if (broker)
     unshare_at = jeq (p, SYS_unshare);
   else

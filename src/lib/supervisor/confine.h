@@ -2,7 +2,7 @@
    privileges, and a seccomp filter of its own, so that a bug in it cannot be turned against the
    host.  The worker keeps CAP_SYS_PTRACE (process_vm_readv/writev of the container's
    processes, whatever their uid and user namespace) and CAP_KILL (failing closed: killing the
-   container); the watchdog keeps CAP_KILL.  */
+   container); the watchdog keeps CAP_KILL.  Only the ptrace platform's worker may call ptrace.  */
 #ifndef AGENTRT_SV_CONFINE_H
 #define AGENTRT_SV_CONFINE_H
 
@@ -28,6 +28,7 @@ enum confine_role
   CONFINE_BROKER,   /* a worker with an egress allowlist: + CAP_SETUID, CAP_SETGID and
                        CAP_SYS_CHROOT, unshare(CLONE_FS) and chroot, for the AF_UNIX connects
                        it makes as the caller (handlers/egress.c) */
+  CONFINE_TRACER,   /* a worker on the ptrace platform: + ptrace(2) (tracer.h) */
 };
 
 int confine_supervisor (enum confine_role role, ar_error_t *err);

@@ -49,7 +49,7 @@ control_answer (int conn, int e)
 }
 
 int
-control_accept (int ctl, int *fd, int *pidfd, int *conn_out, ar_error_t *err)
+control_accept (int ctl, int *fd, pid_t *pid, int *pidfd, int *conn_out, ar_error_t *err)
 {
   cleanup_close int conn = accept4 (ctl, NULL, NULL, SOCK_CLOEXEC);
   struct timeval tv = { 1, 0 };
@@ -62,7 +62,7 @@ control_accept (int ctl, int *fd, int *pidfd, int *conn_out, ar_error_t *err)
   /* A client that connects and says nothing must not hold up the supervisor.  */
   (void) setsockopt (conn, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   n = ar_recv_fd (conn, &m, sizeof m, fd);
-  if (n != (ssize_t) sizeof m || m.magic != CONTROL_MAGIC || *fd < 0)
+  if (n != (ssize_t) sizeof m || m.magic != CONTROL_MAGIC || m.pid <= 0)
     {
       if (*fd >= 0)
         close (*fd);
@@ -70,6 +70,7 @@ control_accept (int ctl, int *fd, int *pidfd, int *conn_out, ar_error_t *err)
       control_answer (steal_fd (&conn), EPROTO);
       return ar_make_error (err, EPROTO, "supervisor: bad attach request");
     }
+  *pid = (pid_t) m.pid;
   *pidfd = (int) syscall (SYS_pidfd_open, (pid_t) m.pid, 0);
   *conn_out = steal_fd (&conn);
   return 0;
@@ -88,7 +89,13 @@ control_send_attach (int dirfd, const char *id, int notify_fd, pid_t pid, ar_err
     return ar_make_error (err, errno, "container `%s`: socket", id);
   if (connect (s, (struct sockaddr *) &a, len) < 0)
     return ar_make_error (err, errno, "container `%s`: its supervisor is not running", id);
-  if (ar_send_fd (s, notify_fd, &m, sizeof m, "the notify fd to the supervisor", err) < 0)
+  if (notify_fd < 0)
+    {
+      if (send (s, &m, sizeof m, MSG_NOSIGNAL) != (ssize_t) sizeof m)
+        return ar_make_error (err, errno, "container `%s`: ask its supervisor to trace pid %d", id,
+                              (int) pid);
+    }
+  else if (ar_send_fd (s, notify_fd, &m, sizeof m, "the notify fd to the supervisor", err) < 0)
     return ar_error_wrap (err, "container `%s`", id);
   if (recv (s, &b, 1, 0) != 1)
     return ar_make_error (err, errno ? errno : EPIPE,

@@ -1,6 +1,7 @@
 /* The supervisor's control socket, ROOT/ID/supervisor.sock (SOCK_SEQPACKET, mode 0600): exec
    hands over the notify fd of each new process on it.  One message: struct control_attach with
-   the fd (SCM_RIGHTS); one byte back: 0, or the errno of the failure.  */
+   the fd (SCM_RIGHTS), or without one on the ptrace platform (then the supervisor attaches to
+   the pid); one byte back: 0, or the errno of the failure.  */
 #ifndef AGENTRT_SV_CONTROL_H
 #define AGENTRT_SV_CONTROL_H
 
@@ -19,11 +20,12 @@ struct control_attach
 
 /* Bind and listen in the state directory.  */
 int control_listen (int dirfd, ar_error_t *err);
-/* Take one attach request: *fd its notify fd, *pidfd its process (or -1 if it has gone), and
- *conn the connection to answer on once the fd is served (control_answer closes it).  */
-int control_accept (int ctl, int *fd, int *pidfd, int *conn, ar_error_t *err);
+/* Take one attach request: *fd its notify fd (-1: none came, the process is to be traced),
+   *pid and *pidfd its process (the pidfd -1 if it has gone), and *conn the connection to answer
+   on once the process is served (control_answer closes it).  */
+int control_accept (int ctl, int *fd, pid_t *pid, int *pidfd, int *conn, ar_error_t *err);
 void control_answer (int conn, int e);
-/* The client: connect, send, wait for the answer.  */
+/* The client: connect, send (notify_fd -1: none, trace the process), wait for the answer.  */
 int control_send_attach (int dirfd, const char *id, int notify_fd, pid_t pid, ar_error_t *err);
 
 #endif

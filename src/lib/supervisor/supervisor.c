@@ -269,8 +269,8 @@ static void __attribute__ ((noreturn)) watchdog_main (const struct supervisor_cf
       _exit (EXIT_FAILURE);
     }
   sfd = signalfd (-1, &set, SFD_CLOEXEC);
-  worker = c->notify_fd >= 0 ? fork () : 0;
-  if (worker == 0 && c->notify_fd < 0)
+  worker = c->notify_fd >= 0 || c->trace ? fork () : 0;
+  if (worker == 0 && c->notify_fd < 0 && !c->trace)
     {
       /* The deadline alone (--platform none): nothing to serve, no worker.  */
       if (sfd < 0 || confine_supervisor (CONFINE_WATCHDOG, &err) < 0)
@@ -294,7 +294,8 @@ static void __attribute__ ((noreturn)) watchdog_main (const struct supervisor_cf
       supervisor_worker_main (c, ready_fd, init_pidfd);
     }
   close (ready_fd);
-  close (c->notify_fd); /* the worker's, not ours */
+  if (c->notify_fd >= 0)
+    close (c->notify_fd); /* the worker's, not ours */
   if (c->canary_fd >= 0)
     close (c->canary_fd);
   if (c->vfiles_fd >= 0)

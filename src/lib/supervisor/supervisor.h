@@ -51,7 +51,8 @@ struct supervisor_cfg
   struct vfiles_cgroup limit_dirs;  /* those of them that say its limits (vfiles.h) */
   const struct egress_list *egress; /* the allowlist the broker serves, or NULL */
   int notify_fd;                    /* the init's listener, or -1: then the supervisor is only the
-                                       watchdog, keeping the deadline (--platform none) */
+                                       watchdog, keeping the deadline (--platform none)… */
+  bool trace;                       /* …unless it traces the init instead (--platform ptrace) */
   long long timeout_ms;             /* the deadline from now, 0: none */
   int canary_fd;                    /* fanotify on the canaries, or -1 */
   int vfiles_fd; /* the virtual files' directory, which the worker keeps current, or -1 */

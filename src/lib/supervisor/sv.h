@@ -60,11 +60,12 @@ struct sv_record
   int stale_fd; /* a /proc file to close once the answer is sent, or -1 */
 };
 
-/* One notification from the kernel and the answer being built.  */
+/* One notification from the kernel and the answer being built.  On the ptrace platform the
+   same, made up from the caller's seccomp stop (tracer.c), with no notify fd.  */
 struct sv_call
 {
   struct sv *sv;
-  int notify_fd;
+  int notify_fd; /* -1: the caller is a tracee in its seccomp stop */
   const struct seccomp_notif *req;
   struct seccomp_notif_resp *resp;
   const struct sc_entry *entry; /* NULL: a number the table does not name */
@@ -82,13 +83,20 @@ struct sv_call
   struct sv_record *record; /* NULL: sv_audit writes at once (a thread of its own answered) */
 };
 
+/* Look the call up and run its handler, which fills c->resp (or defers the answer); the
+   caller sends the answer, then flushes the audit record.  `name` holds "syscall_N" for a
+   number the table does not name.  */
+void sv_handle_call (struct sv_call *c, char name[32]);
+
 /* Answers.  */
 void sv_reply_error (struct sv_call *c, int err);
 void sv_reply_value (struct sv_call *c, long long val);
 void sv_reply_continue (struct sv_call *c);
 
 /* Is the notification still pending (its task has not gone or been interrupted)?  Every read of
-   the caller's memory is followed by this check before what was read is trusted.  */
+   the caller's memory is followed by this check before what was read is trusted.  A tracee in
+   its seccomp stop always is: it cannot leave the stop before we resume it, and should it be
+   killed, its pid is not free until we, its tracer, have waited for it.  */
 bool sv_id_valid (const struct sv_call *c);
 
 /* Read `len` bytes at `addr` in the caller; 0 or -errno.  */

@@ -9,7 +9,9 @@
    here (DESIGN.md).  The main thread owns everything else: the control socket on which exec
    hands over the fds of new processes, the end of each fd (EPOLLHUP once its processes are
    gone), the init's pidfd, the once-a-second refresh of the virtual files, and SIGTERM (sent by
-   the kernel when the watchdog dies: then the container is killed).  */
+   the kernel when the watchdog dies: then the container is killed).  On the ptrace platform
+   there are no notify fds and no serving threads: the main thread is the tracer (tracer.h),
+   woken by SIGCHLD on its signalfd, and exec hands over processes to trace.  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -38,6 +40,7 @@
 #include "supervisor/confine.h"
 #include "supervisor/control.h"
 #include "supervisor/sv.h"
+#include "supervisor/tracer.h"
 #include "utils.h"
 
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
@@ -73,6 +76,10 @@ enum ev_tag
 
 static struct sv the_sv;
 static pid_t watchdog; /* our parent */
+/* The ptrace platform (tracer.h): this thread traces the container's processes, and there are
+   no notify fds.  */
+static bool tracing;
+static bool tracees_left;
 
 static const sv_handler_fn handlers[SH__N] = {
   [SH_NONE] = sv_handle_deny,         [SH_DENY] = sv_handle_deny,
@@ -82,10 +89,29 @@ static const sv_handler_fn handlers[SH__N] = {
   [SH_UNKNOWN] = sv_handle_unknown,
 };
 
+/* A call that reaches us although its entry says allow means the filter and the table
+   disagree: refused (fail closed), as SH_NONE maps to the deny handler.  */
+void
+sv_handle_call (struct sv_call *c, char name[32])
+{
+  const struct seccomp_notif *req = c->req;
+
+  memset (c->resp, 0, sizeof *c->resp);
+  c->resp->id = req->id;
+  c->entry
+      = req->data.arch == c->sv->audit_arch ? policy_lookup (&c->sv->policy, req->data.nr) : NULL;
+  if (c->entry)
+    c->name = c->entry->name;
+  else
+    {
+      snprintf (name, 32, "syscall_%d", req->data.nr);
+      c->name = name;
+    }
+  handlers[c->entry ? c->entry->handler : SH_UNKNOWN](c);
+}
+
 /* Handle one notification and answer it, unless a thread of its own will (the broker); its
-   audit record is written after the answer.  A call that reaches us although its entry says
-   allow means the filter and the table disagree: refused (fail closed), as SH_NONE maps to the
-   deny handler.  */
+   audit record is written after the answer.  */
 static void
 dispatch (int fd, const struct seccomp_notif *req, struct seccomp_notif_resp *resp)
 {
@@ -93,21 +119,8 @@ dispatch (int fd, const struct seccomp_notif *req, struct seccomp_notif_resp *re
   struct sv_call c
       = { .sv = &the_sv, .notify_fd = fd, .req = req, .resp = resp, .record = &record };
   char name[32];
-  sv_handler_fn h;
 
-  memset (resp, 0, sizeof *resp);
-  resp->id = req->id;
-  c.entry
-      = req->data.arch == the_sv.audit_arch ? policy_lookup (&the_sv.policy, req->data.nr) : NULL;
-  if (c.entry)
-    c.name = c.entry->name;
-  else
-    {
-      snprintf (name, sizeof name, "syscall_%d", req->data.nr);
-      c.name = name;
-    }
-  h = handlers[c.entry ? c.entry->handler : SH_UNKNOWN];
-  h (&c);
+  sv_handle_call (&c, name);
   /* ENOENT: the caller was interrupted by a signal meanwhile; the kernel restarts or fails its
      call, and our answer is moot.  */
   if (!c.deferred && ioctl (fd, SECCOMP_IOCTL_NOTIF_SEND, resp) < 0 && errno != ENOENT)
@@ -353,6 +366,8 @@ setup (const struct supervisor_cfg *c, int init_pidfd, int *ctl, int *sfd, int *
   sigaddset (&set, SIGINT);
   sigaddset (&set, SIGHUP);
   sigaddset (&set, SIGPIPE);
+  if (tracing)
+    sigaddset (&set, SIGCHLD); /* a tracee stopped or exited */
   if (sigprocmask (SIG_BLOCK, &set, NULL) < 0 || sigaction (SIGUSR2, &sa, NULL) < 0)
     return ar_make_error (err, errno, "supervisor: signals");
   *sfd = signalfd (-1, &set, SFD_CLOEXEC);
@@ -377,16 +392,47 @@ setup (const struct supervisor_cfg *c, int init_pidfd, int *ctl, int *sfd, int *
   return 0;
 }
 
+/* exec on the ptrace platform: the new process waits, filtered, until it is traced.  */
+static void
+trace_attached (pid_t pid, int conn)
+{
+  ar_error_t err = NULL;
+
+  if (tracer_seize (pid, &err) < 0)
+    {
+      control_answer (conn, err->status ? err->status : EIO);
+      ar_log_error_release (&err);
+      return;
+    }
+  tracees_left = true;
+  control_answer (conn, 0);
+}
+
 static void
 accept_attach (int ctl, int init_pidfd)
 {
   int fd = -1, pidfd = -1, conn = -1;
+  pid_t pid = 0;
   ar_error_t err = NULL;
   struct sv_fd *f;
 
-  if (control_accept (ctl, &fd, &pidfd, &conn, &err) < 0)
+  if (control_accept (ctl, &fd, &pid, &pidfd, &conn, &err) < 0)
     {
       ar_log_error_release (&err);
+      return;
+    }
+  if (tracing != (fd < 0))
+    {
+      /* A notify fd for a tracer, or a process to trace for a notify supervisor.  */
+      control_answer (conn, EPROTO);
+      ar_closep (&fd);
+      ar_closep (&pidfd);
+      return;
+    }
+  if (tracing)
+    {
+      ar_closep (&pidfd);
+      trace_attached (pid, conn);
       return;
     }
   f = add_notify_fd (fd, pidfd, &err);
@@ -475,20 +521,18 @@ read_canaries (int fan)
    container must not go on without us.  The watchdog has already gone when its death is
    signalled (we have been reparented); otherwise it is told that the container was killed and
    why (SUPERVISOR_EXIT_RECORDED), so that it records nothing more.  */
-static void __attribute__ ((noreturn)) on_signal (int sfd, int init_pidfd)
+static void __attribute__ ((noreturn)) on_signal (const struct signalfd_siginfo *si, int init_pidfd)
 {
-  struct signalfd_siginfo si = { 0 };
   cleanup_free char *detail = NULL;
   bool lost = getppid () != watchdog;
 
-  (void) !read (sfd, &si, sizeof si);
   if (lost)
     sv_audit_event (&the_sv, "supervisor-lost", "alert",
                     "the supervisor's watchdog is gone: the container is killed");
   else
     {
-      detail = xasprintf ("stopped by signal %u from pid %u: the container is killed", si.ssi_signo,
-                          si.ssi_pid);
+      detail = xasprintf ("stopped by signal %u from pid %u: the container is killed",
+                          si->ssi_signo, si->ssi_pid);
       sv_audit_event (&the_sv, "supervisor-stopped", "alert", detail);
     }
   kill_container (init_pidfd);
@@ -496,7 +540,20 @@ static void __attribute__ ((noreturn)) on_signal (int sfd, int init_pidfd)
   _exit (lost ? EXIT_FAILURE : SUPERVISOR_EXIT_RECORDED);
 }
 
-/* Serve until the init has gone and no fd is left; then exit 0.  */
+/* A signal on the signalfd: a tracee's stop (SIGCHLD, when tracing), or the end.  */
+static void
+read_signal (int sfd, int init_pidfd)
+{
+  struct signalfd_siginfo si = { 0 };
+
+  if (read (sfd, &si, sizeof si) != sizeof si)
+    return;
+  if (si.ssi_signo != SIGCHLD)
+    on_signal (&si, init_pidfd);
+  tracees_left = tracer_drain (&the_sv);
+}
+
+/* Serve until the init has gone and no fd (or tracee) is left; then exit 0.  */
 static void __attribute__ ((noreturn)) main_loop (int ctl, int sfd, int tfd, int init_pidfd)
 {
   bool init_gone = false;
@@ -516,7 +573,7 @@ static void __attribute__ ((noreturn)) main_loop (int ctl, int sfd, int tfd, int
           else if (tag == EV_CANARY)
             read_canaries (the_cfg->canary_fd);
           else if (tag == EV_SIGNAL)
-            on_signal (sfd, init_pidfd);
+            read_signal (sfd, init_pidfd);
           else if (tag == EV_INIT)
             {
               init_gone = true;
@@ -525,12 +582,20 @@ static void __attribute__ ((noreturn)) main_loop (int ctl, int sfd, int tfd, int
           else
             drop_notify_fd ((struct sv_fd *) (uintptr_t) (tag & ~(uint64_t) 0xf));
         }
-      if (init_gone && fds == NULL)
+      if (init_gone && fds == NULL && !tracees_left)
         {
           sv_audit_tick (&the_sv);
           _exit (EXIT_SUCCESS);
         }
     }
+}
+
+static enum confine_role
+worker_role (const struct supervisor_cfg *c)
+{
+  if (c->trace)
+    return CONFINE_TRACER;
+  return c->egress ? CONFINE_BROKER : CONFINE_WORKER;
 }
 
 void
@@ -544,10 +609,13 @@ supervisor_worker_main (const struct supervisor_cfg *c, int ready_fd, int init_p
 
   watchdog = getppid ();
   the_cfg = c;
-  /* Confined before the first thread exists: capabilities and filters are per thread.  */
+  tracing = c->trace;
+  /* Confined before the first thread exists: capabilities and filters are per thread.  The
+     init is traced now, while it waits for start: its first traced call is its execve.  */
   if (setup (c, init_pidfd, &ctl, &sfd, &tfd, &err) < 0
-      || confine_supervisor (c->egress ? CONFINE_BROKER : CONFINE_WORKER, &err) < 0
-      || (init_fd = add_notify_fd (c->notify_fd, -1, &err)) == NULL)
+      || confine_supervisor (worker_role (c), &err) < 0
+      || (tracing ? tracer_seize (c->init_pid, &err) < 0
+                  : (init_fd = add_notify_fd (c->notify_fd, -1, &err)) == NULL))
     {
       cleanup_free char *text = ar_error_text (err);
       dprintf (ready_fd, "error: %s", text);
@@ -557,6 +625,8 @@ supervisor_worker_main (const struct supervisor_cfg *c, int ready_fd, int init_p
   if (write (ready_fd, msg, (size_t) len) != len)
     _exit (EXIT_FAILURE);
   close (ready_fd);
-  serve_notify_fd (init_fd, init_pidfd);
+  tracees_left = tracing;
+  if (init_fd)
+    serve_notify_fd (init_fd, init_pidfd);
   main_loop (ctl, sfd, tfd, init_pidfd);
 }

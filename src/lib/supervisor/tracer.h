@@ -1,0 +1,31 @@
+/* The ptrace platform: the supervisor worker's main thread traces the container's processes
+   instead of holding their notify fds.  The policy's filter is the same, with every call a
+   supervisor answers turned into SECCOMP_RET_TRACE (seccomp_prog_notify_to_trace): the caller
+   stops, the tracer reads the call (PTRACE_GET_SYSCALL_INFO), runs the same handler the
+   notify platform runs, and answers by resuming the call or by skipping it with a return value
+   in its registers.  For kernels or nesting where a notify listener cannot be had (a filter
+   chain has one listener: a container manager above us may hold it).  What has no ptrace
+   counterpart is refused at create: the egress broker (it puts a socket into the caller) and
+   a workload's own ptrace (a process has one tracer).
+
+   Every ptrace request must come from the thread that attached, and tracee stops are reaped
+   with waitpid: so the worker's main thread is the tracer, and a tracee stop is a SIGCHLD on its
+   signalfd (tracer_drain).  PTRACE_O_EXITKILL: if the tracer dies, every tracee is killed (fail
+   closed, as a notify fd's end does on the other platform).  */
+#ifndef AGENTRT_SV_TRACER_H
+#define AGENTRT_SV_TRACER_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "agentrt/error.h"
+#include "supervisor/sv.h"
+
+/* Trace `pid`, and every process and thread it makes from now on.  */
+int tracer_seize (pid_t pid, ar_error_t *err);
+
+/* Handle every tracee stop there is: answer seccomp stops, let fork, clone and exec events go
+   on, pass signals on, keep group stops stopped.  False once no tracee is left.  */
+bool tracer_drain (struct sv *sv);
+
+#endif
