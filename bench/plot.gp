@@ -31,7 +31,7 @@ set linetype 3 lc rgb "#c44e52"   # runsc
 set linetype 4 lc rgb "#55a868"   # agentrt (its default platform)
 set linetype 5 lc rgb "#a6d96a"   # agentrt --platform none
 set linetype 6 lc rgb "#8c8c8c"   # host
-set linetype 7 lc rgb "#8172b3"   # agentrt --platform ptrace (no bars while it is not built)
+set linetype 7 lc rgb "#8172b3"   # agentrt --platform ptrace (no bars for an agentrt without it)
 
 set multiplot layout 1,4 title subtitle." vs crun, runc and runsc (gVisor, ptrace): medians, log scale, lower is faster"
 

@@ -42,8 +42,8 @@ RUNS=${BENCH_RUNS:-10}
 SC_RUNS=${SC_RUNS:-9}
 SC_BUDGET_MS=${SC_BUDGET_MS:-100}
 # agentrt three times: its default platform (seccomp, the supervisor), `--platform none` (no
-# supervisor; only when this agentrt has the flag) and `--platform ptrace` (its column says
-# "not built" while agentrt refuses it).
+# supervisor; only when this agentrt has the flag) and `--platform ptrace` (the same policy
+# through ptrace stops; its column says "not built" for an agentrt that refuses it).
 PEERS=(crun runc runsc agentrt agentrt-none agentrt-ptrace)
 PACKAGES=(crun runc runsc hyperfine gnuplot-nox jq busybox-static gcc libc6-dev iproute2
   util-linux golang-github-containers-common)
@@ -430,7 +430,7 @@ fi
 for peer in runc agentrt agentrt-none agentrt-ptrace; do
   if [ -z "${UNAVAIL[$peer]:-}" ] && ! probe $peer; then
     err=$(first_error "$TMP/probe-$peer.err")
-    # A platform agentrt refuses as not written yet is "not built" (DESIGN.md plans ptrace).
+    # A platform an older agentrt refuses as not written yet is "not built".
     if [[ $peer == agentrt-ptrace && $err == *"not supported"* ]]; then
       UNAVAIL[$peer]="not built: \`agentrt run --platform ptrace\` says \"$err\""
     else
@@ -1260,7 +1260,7 @@ tsv_val() { # PEER ROW
 } >"$TMP/results.tsv"
 
 if [ "$HAVE_PLATFORM" = 1 ]; then
-  subtitle="agentrt (default: seccomp supervisor, and --platform none)"
+  subtitle="agentrt (default: seccomp supervisor, --platform ptrace and --platform none)"
 else
   subtitle="agentrt (--platform none behaviour: no supervisor yet)"
 fi
