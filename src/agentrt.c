@@ -5,6 +5,7 @@
 
 #include <argp.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,6 +246,10 @@ main (int argc, char **argv)
   ar_error_t err = NULL;
   int ret;
 
+  /* An ignored SIGCHLD stays ignored across exec: then children are reaped by the kernel and
+     no SIGCHLD is sent, so run and exec would wait for an exit forever, the ptrace platform's
+     tracer would never hear of a stop, and the container's init would inherit it too.  */
+  signal (SIGCHLD, SIG_DFL);
   argp_err_exit_status = EXIT_FAILURE;
   argv[0] = (char *) "agentrt"; /* argp's messages name the program by argv[0] */
   argp_parse (&global_argp, argc, argv, ARGP_IN_ORDER, NULL, &in);
