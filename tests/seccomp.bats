@@ -135,11 +135,17 @@ notify_profile() {
   leaves_nothing
 }
 
-@test "seccomp: SCMP_ACT_NOTIFY with the default platform fails create naming --platform none" {
+@test "seccomp: SCMP_ACT_NOTIFY with the seccomp or ptrace platform fails create naming --platform none" {
   notify_profile
   agentrt_detached create -b "$BUNDLE" "$CID"
   [ "$status" -eq 1 ]
   [[ "$output" == *"SCMP_ACT_NOTIFY"*"--platform none"* ]]
+  leaves_nothing
+  # On the ptrace platform the listener is free, but a notify outranks the policy's trace
+  # stops: the rule could take a denied call away from the supervisor.
+  agentrt_detached create --platform ptrace -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"SCMP_ACT_NOTIFY would take calls from agentrt's policy"*"--platform none"* ]]
   leaves_nothing
   # No listenerPath: refused whatever the platform.
   update_config '.linux.seccomp |= del(.listenerPath)'

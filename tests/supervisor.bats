@@ -682,3 +682,39 @@ counter_at() { cat "$BUNDLE/rootfs/tmp/n" 2>/dev/null || echo 0; }
   [[ "$output" == *"--net-allow: the egress broker needs --platform seccomp"* ]]
   leaves_nothing
 }
+
+# An ignored SIGCHLD is inherited across exec: agentrt must not inherit it (run would wait for
+# its init forever, the tracer would never hear of a stop).  `timeout` only keeps a hang from
+# holding up the suite.
+@test "supervisor: a caller that ignores SIGCHLD: run returns the status, on both platforms" {
+  update_config '.process.args = ["/bin/sh", "-c", "uname -r; sleep 0.1 & wait; uname -r; exit 4"]'
+  local platform
+  for platform in seccomp ptrace; do
+    run timeout 30 python3 -c 'import os, signal, sys
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+os.execv(sys.argv[1], sys.argv[1:])' "$AGENTRT" --root "$ROOT/state" run --platform "$platform" -b "$BUNDLE" "$CID-$platform"
+    echo "$platform: status $status: $output" >&2
+    [ "$status" -eq 4 ]
+    [ "$output" = "6.1.0-agentrt
+6.1.0-agentrt" ]
+  done
+  leaves_nothing
+}
+
+# linux.seccomp's own SCMP_ACT_TRACE stops reach the tracer too: they are not the policy's, and
+# get what they would get with no tracer (ENOSYS), unaudited.
+@test "supervisor [ptrace]: an SCMP_ACT_TRACE of linux.seccomp gets ENOSYS, as with no tracer, and no record" {
+  ptrace_platform
+  update_config '.linux.seccomp = {defaultAction: "SCMP_ACT_ALLOW",
+      syscalls: [{names: ["getppid"], action: "SCMP_ACT_TRACE"}]}
+    | .process.args = ["/bin/sh", "-c", "echo ppid=$PPID; uname -r"]'
+  agentrt run --keep -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  # getppid cannot fail, so libc hands the raw -38 on: ash prints it unsigned.
+  [ "${lines[0]}" = "ppid=$((2 ** 32 - 38))" ]
+  [ "${lines[1]}" = 6.1.0-agentrt ]
+  [ "$(records '.syscall == "getppid"')" -eq 0 ]
+  [ "$(records '.verdict == "deny"')" -eq 0 ]
+  agentrt delete "$CID"
+  leaves_nothing
+}

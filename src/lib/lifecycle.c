@@ -176,7 +176,9 @@ check_unsupported (const struct spec *s, ar_error_t *err)
 }
 
 /* linux.seccomp.  A notify action needs the one listener a filter chain may have, which the
-   supervisor holds on the seccomp platform (ptrace and none leave it to linux.seccomp).  */
+   supervisor holds on the seccomp platform.  On the ptrace platform the listener is free, but
+   the kernel takes a notify over a trace when two filters answer one call: a rule notifying a
+   call the policy denies would hand it to that listener, which could let it run.  */
 static int
 prepare_oci_filter (struct create_ctx *c, ar_error_t *err)
 {
@@ -194,7 +196,12 @@ prepare_oci_filter (struct create_ctx *c, ar_error_t *err)
   if (c->sb.platform == PLATFORM_SECCOMP)
     return ar_make_error (err, EBUSY,
                           "config.json: linux.seccomp: SCMP_ACT_NOTIFY needs the seccomp listener, "
-                          "which agentrt's supervisor holds: use --platform ptrace or none");
+                          "which agentrt's supervisor holds: use --platform none");
+  if (c->sb.platform == PLATFORM_PTRACE)
+    return ar_make_error (err, EINVAL,
+                          "config.json: linux.seccomp: SCMP_ACT_NOTIFY would take calls from "
+                          "agentrt's policy (a notify outranks its trace stops): use --platform "
+                          "none");
   return 0;
 }
 

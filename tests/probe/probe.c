@@ -411,6 +411,18 @@ c_clone_newuser (void)
   return r;
 }
 
+/* A child the ptrace platform's tracer would not follow.  */
+static long
+c_clone_untraced (void)
+{
+  long r = syscall (SYS_clone, (unsigned long) (CLONE_UNTRACED | SIGCHLD), 0UL, NULL, NULL, 0UL);
+  if (r == 0)
+    _exit (0);
+  if (r > 0)
+    waitpid ((pid_t) r, NULL, __WALL);
+  return r;
+}
+
 /* The target is a child of ours that sleeps: the kernel (uid, Yama) would let us attach, so
    only the filter refuses.  Tracing our parent instead would be refused by Yama even without
    a filter, and in the container the parent may be pid 0.  */
@@ -723,6 +735,7 @@ static const struct check deny_checks[] = {
   DENY ("unshare(CLONE_NEWNS)", c_unshare_newns),
   DENY ("unshare(CLONE_NEWUSER)", c_unshare_newuser),
   DENY ("clone(CLONE_NEWUSER)", c_clone_newuser),
+  DENY ("clone(CLONE_UNTRACED)", c_clone_untraced),
   DENY ("ptrace(PTRACE_ATTACH)", c_ptrace),
   DENY ("process_vm_writev", c_process_vm_writev),
   DENY ("acct", c_acct),

@@ -529,10 +529,10 @@ test_to_trace (void)
     TAP_FAIL ("the policy has no notify return");
   if (policy_to_trace (&prog, &err) < 0)
     TAP_FAIL ("policy_to_trace: %s", err->msg);
-  if (count_returns (&prog, SECCOMP_RET_TRACE) != notify
+  if (count_returns (&prog, SECCOMP_RET_TRACE | SECCOMP_PROG_TRACE_TAG) != notify
       || count_returns (&prog, SECCOMP_RET_USER_NOTIF) != 0 || prog.notify || !prog.trace)
     TAP_FAIL ("%u notify returns became %u trace returns, %u left", notify,
-              count_returns (&prog, SECCOMP_RET_TRACE),
+              count_returns (&prog, SECCOMP_RET_TRACE | SECCOMP_PROG_TRACE_TAG),
               count_returns (&prog, SECCOMP_RET_USER_NOTIF));
   fflush (stdout);
   pid = fork ();

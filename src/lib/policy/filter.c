@@ -115,7 +115,10 @@ add_cond (const struct rule_site *s, ar_error_t *err)
     {
     case SCOND_CLONE_NO_NS:
       /* Flags are argument 0 of clone on x86_64 and aarch64 alike (the two differ only in
-         where tls and child_tid go), and the kernel uses their low word only.  */
+         where tls and child_tid go), and the kernel uses their low word only.  CLONE_UNTRACED
+         too (no libc or runtime asks for it): on the ptrace platform its child would escape
+         the tracer, and its denied calls, failing with ENOSYS, the audit log.  */
+      return allow_masked (s, 0, NS_FLAGS | CLONE_UNTRACED, 0, err);
     case SCOND_UNSHARE_NO_NS:
       return allow_masked (s, 0, NS_FLAGS, 0, err);
     case SCOND_SOCKET_FAMILY:

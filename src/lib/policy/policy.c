@@ -173,7 +173,7 @@ policy_cond_text (enum sc_cond c)
 {
   static const char *const texts[] = {
     [SCOND_NONE] = "",
-    [SCOND_CLONE_NO_NS] = "(u32) flags & CLONE_NEW* == 0",
+    [SCOND_CLONE_NO_NS] = "(u32) flags & (CLONE_NEW* | CLONE_UNTRACED) == 0",
     [SCOND_UNSHARE_NO_NS] = "(u32) flags & CLONE_NEW* == 0",
     [SCOND_SOCKET_FAMILY] = "(u32) domain in {AF_UNIX, AF_INET, AF_INET6, AF_NETLINK}",
     [SCOND_IOCTL_SAFE] = "(u32) request not in {TIOCSTI, TIOCLINUX}",

@@ -51,7 +51,7 @@ enum sc_handler
 enum sc_cond
 {
   SCOND_NONE,
-  SCOND_CLONE_NO_NS,        /* clone: flags carry no CLONE_NEW* bit */
+  SCOND_CLONE_NO_NS,        /* clone: flags carry no CLONE_NEW* bit, nor CLONE_UNTRACED */
   SCOND_UNSHARE_NO_NS,      /* unshare: flags carry no CLONE_NEW* bit */
   SCOND_SOCKET_FAMILY,      /* socket/socketpair: AF_UNIX, AF_INET, AF_INET6, AF_NETLINK */
   SCOND_IOCTL_SAFE,         /* ioctl: request (low 32 bits) is not TIOCSTI or TIOCLINUX */

@@ -80,7 +80,7 @@ seccomp_prog_notify_to_trace (struct seccomp_prog *p)
   for (unsigned short i = 0; i < p->len; i++)
     if (p->insns[i].code == (BPF_RET | BPF_K) && p->insns[i].k == SECCOMP_RET_USER_NOTIF)
       {
-        p->insns[i].k = SECCOMP_RET_TRACE;
+        p->insns[i].k = SECCOMP_RET_TRACE | SECCOMP_PROG_TRACE_TAG;
         n++;
       }
   if (n > 0)

@@ -30,8 +30,11 @@ int seccomp_prog_from_ctx (scmp_filter_ctx ctx, const char *what, struct seccomp
 int seccomp_prog_install (const struct seccomp_prog *p, int *listener, ar_error_t *err);
 
 /* The same filter for the ptrace platform: every SECCOMP_RET_USER_NOTIF becomes
-   SECCOMP_RET_TRACE, so that the calls a supervisor answers stop the caller for its tracer
-   instead; nothing else changes.  The number of returns rewritten (0: the filter had none).  */
+   SECCOMP_RET_TRACE with SECCOMP_PROG_TRACE_TAG in its data, so that the calls a supervisor
+   answers stop the caller for its tracer instead, which tells them by the tag from the stops
+   of another filter's SCMP_ACT_TRACE; nothing else changes.  The number of returns rewritten
+   (0: the filter had none).  */
+#define SECCOMP_PROG_TRACE_TAG 0x6172u /* "ar" */
 unsigned seccomp_prog_notify_to_trace (struct seccomp_prog *p);
 
 void seccomp_prog_release (struct seccomp_prog *p);

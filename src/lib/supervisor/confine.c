@@ -4,9 +4,11 @@
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/capability.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -119,7 +121,7 @@ static const int refused[] = {
 #define ARG0_HI offsetof (struct seccomp_data, args[0])
 #endif
 
-#define FILTER_MAX 96
+#define FILTER_MAX 128
 
 /* A filter under construction: jumps to the returns at its end are patched once they exist.  */
 struct prog
@@ -131,6 +133,8 @@ struct prog
 static unsigned
 emit (struct prog *p, struct sock_filter insn)
 {
+  if (p->n >= FILTER_MAX)
+    abort (); /* FILTER_MAX is too small for the filters built here: a bug */
   p->f[p->n] = insn;
   return p->n++;
 }
@@ -163,20 +167,64 @@ load (struct prog *p, unsigned offset)
   return emit (p, (struct sock_filter) BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offset));
 }
 
+/* The requests the tracer makes (tracer.c): no PTRACE_ATTACH, no PEEK or POKE.  */
+static const unsigned tracer_requests[] = {
+  PTRACE_SEIZE,     PTRACE_CONT,    PTRACE_LISTEN, PTRACE_GET_SYSCALL_INFO,
+  PTRACE_INTERRUPT, PTRACE_DETACH,
+#if defined(__x86_64__)
+  PTRACE_GETREGS,   PTRACE_SETREGS,
+#else
+  PTRACE_GETREGSET, PTRACE_SETREGSET,
+#endif
+};
+
+/* ptrace for the tracer: its requests (all 64 bits of them) allowed, the rest refused.  */
+struct ptrace_check
+{
+  unsigned at, hi_zero, req[ARRAY_SIZE (tracer_requests)];
+};
+
+static unsigned
+emit_ptrace_check (struct prog *p, struct ptrace_check *k)
+{
+  unsigned first = load (p, ARG0_HI);
+
+  k->hi_zero = jeq (p, 0);
+  load (p, ARG0_LO);
+  for (size_t i = 0; i < ARRAY_SIZE (tracer_requests); i++)
+    k->req[i] = jeq (p, tracer_requests[i]);
+  return first;
+}
+
+static void
+patch_ptrace_check (struct prog *p, const struct ptrace_check *k, unsigned chk, unsigned allow,
+                    unsigned eperm)
+{
+  size_t last = ARRAY_SIZE (tracer_requests) - 1;
+
+  patch (p, k->at, chk, true);
+  patch (p, k->hi_zero, eperm, false);
+  for (size_t i = 0; i <= last; i++)
+    patch (p, k->req[i], allow, true);
+  patch (p, k->req[last], eperm, false);
+}
+
 /* The supervisor's own filter, built here rather than by libseccomp: the watchdog and the
    worker load one at every container start, and libseccomp's generation cost ~0.3 ms of it on
    this kind of VM.  Everything is allowed but `refused`, unshare and chroot (EPERM), clone3
    (ENOSYS: glibc then falls back to clone) and clone without CLONE_THREAD (EPERM: threads
-   only); the broker may unshare (CLONE_FS, all 64 bits of it) and chroot.  Another
-   architecture, or x32, is killed.  What is allowed depends on the number alone, so the
-   kernel's action cache answers it without running the filter.  */
+   only); the broker may unshare (CLONE_FS, all 64 bits of it) and chroot, and the tracer
+   make its own ptrace requests.  Another architecture, or x32, is killed.  What is allowed
+   depends on the number alone (but for clone, unshare and ptrace), so the kernel's action
+   cache answers it without running the filter.  */
 static void
 build_filter (enum confine_role role, struct prog *p)
 {
   unsigned eq[ARRAY_SIZE (refused) + 2], n_eq = 0, clone3_at, clone_at, unshare_at = 0;
-  unsigned clone_chk, clone_jset, unshare_chk = 0, hi_zero = 0, lo_fs = 0;
+  unsigned clone_chk, clone_jset, unshare_chk = 0, hi_zero = 0, lo_fs = 0, ptrace_chk = 0;
   unsigned allow, eperm, enosys, kill_at;
-  bool broker = role == CONFINE_BROKER;
+  bool broker = role == CONFINE_BROKER, tracer = role == CONFINE_TRACER;
+  struct ptrace_check pk = { 0 };
 
   /* BPF jumps go forward only: the number tests, the argument tests, then the returns.  */
   p->n = 0;
@@ -189,7 +237,9 @@ build_filter (enum confine_role role, struct prog *p)
       p, (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JGE | BPF_K, __X32_SYSCALL_BIT, 0, 0));
 #endif
   for (size_t i = 0; i < ARRAY_SIZE (refused); i++)
-    if (role != CONFINE_TRACER || refused[i] != SYS_ptrace)
+    if (tracer && refused[i] == SYS_ptrace)
+      pk.at = jeq (p, SYS_ptrace);
+    else
       eq[n_eq++] = jeq (p, (unsigned) refused[i]);
   if (broker)
     unshare_at = jeq (p, SYS_unshare);
@@ -212,6 +262,8 @@ build_filter (enum confine_role role, struct prog *p)
       load (p, ARG0_LO);
       lo_fs = jeq (p, CLONE_FS);
     }
+  if (tracer)
+    ptrace_chk = emit_ptrace_check (p, &pk);
   allow = ret (p, SECCOMP_RET_ALLOW);
   eperm = ret (p, SECCOMP_RET_ERRNO | EPERM);
   enosys = ret (p, SECCOMP_RET_ERRNO | ENOSYS);
@@ -227,6 +279,8 @@ build_filter (enum confine_role role, struct prog *p)
   patch (p, clone_at, clone_chk, true);
   patch (p, clone_jset, allow, true);
   patch (p, clone_jset, eperm, false);
+  if (tracer)
+    patch_ptrace_check (p, &pk, ptrace_chk, allow, eperm);
   if (broker)
     {
       patch (p, unshare_at, unshare_chk, true);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "fdpass.h"
+#include "state.h"
 #include "supervisor/control.h"
 #include "supervisor/supervisor.h"
 #include "utils.h"
@@ -49,30 +50,30 @@ control_answer (int conn, int e)
 }
 
 int
-control_accept (int ctl, int *fd, pid_t *pid, int *pidfd, int *conn_out, ar_error_t *err)
+control_accept (int ctl, struct control_request *r, ar_error_t *err)
 {
   cleanup_close int conn = accept4 (ctl, NULL, NULL, SOCK_CLOEXEC);
   struct timeval tv = { 1, 0 };
-  struct control_attach m;
+  struct control_attach m = { 0 };
   ssize_t n;
 
-  *fd = *pidfd = -1;
+  r->fd = r->pidfd = r->conn = -1;
   if (conn < 0)
     return ar_make_error (err, errno, "supervisor: accept");
   /* A client that connects and says nothing must not hold up the supervisor.  */
   (void) setsockopt (conn, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  n = ar_recv_fd (conn, &m, sizeof m, fd);
-  if (n != (ssize_t) sizeof m || m.magic != CONTROL_MAGIC || m.pid <= 0)
+  n = ar_recv_fd (conn, &m, sizeof m, &r->fd);
+  if ((n != (ssize_t) sizeof m && n != CONTROL_ATTACH_V1_SIZE) || m.magic != CONTROL_MAGIC
+      || m.pid <= 0)
     {
-      if (*fd >= 0)
-        close (*fd);
-      *fd = -1;
+      ar_closep (&r->fd);
       control_answer (steal_fd (&conn), EPROTO);
       return ar_make_error (err, EPROTO, "supervisor: bad attach request");
     }
-  *pid = (pid_t) m.pid;
-  *pidfd = (int) syscall (SYS_pidfd_open, (pid_t) m.pid, 0);
-  *conn_out = steal_fd (&conn);
+  r->pid = (pid_t) m.pid;
+  r->start = m.start;
+  r->pidfd = (int) syscall (SYS_pidfd_open, (pid_t) m.pid, 0);
+  r->conn = steal_fd (&conn);
   return 0;
 }
 
@@ -82,7 +83,7 @@ control_send_attach (int dirfd, const char *id, int notify_fd, pid_t pid, ar_err
   struct sockaddr_un a;
   socklen_t len = control_addr (dirfd, &a);
   cleanup_close int s = socket (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-  struct control_attach m = { CONTROL_MAGIC, (int32_t) pid };
+  struct control_attach m = { CONTROL_MAGIC, (int32_t) pid, state_proc_start_time (pid) };
   unsigned char b;
 
   if (s < 0)

@@ -15,15 +15,25 @@
 struct control_attach
 {
   uint32_t magic;
-  int32_t pid; /* host pid of the process the fd belongs to */
+  int32_t pid;    /* host pid of the process the fd belongs to */
+  uint64_t start; /* its start time (state_proc_start_time); an older agentrt sends none */
+};
+#define CONTROL_ATTACH_V1_SIZE 8 /* magic and pid only */
+
+/* One attach request taken.  */
+struct control_request
+{
+  int fd;                   /* its notify fd; -1: none came, the process is to be traced */
+  pid_t pid;                /* the process */
+  unsigned long long start; /* its start time; 0: not sent */
+  int pidfd;                /* the process, or -1 if it has gone */
+  int conn;                 /* to answer on once it is served (control_answer closes it) */
 };
 
 /* Bind and listen in the state directory.  */
 int control_listen (int dirfd, ar_error_t *err);
-/* Take one attach request: *fd its notify fd (-1: none came, the process is to be traced),
-   *pid and *pidfd its process (the pidfd -1 if it has gone), and *conn the connection to answer
-   on once the process is served (control_answer closes it).  */
-int control_accept (int ctl, int *fd, pid_t *pid, int *pidfd, int *conn, ar_error_t *err);
+/* Take one attach request.  */
+int control_accept (int ctl, struct control_request *r, ar_error_t *err);
 void control_answer (int conn, int e);
 /* The client: connect, send (notify_fd -1: none, trace the process), wait for the answer.  */
 int control_send_attach (int dirfd, const char *id, int notify_fd, pid_t pid, ar_error_t *err);

@@ -95,8 +95,10 @@ void sv_reply_continue (struct sv_call *c);
 
 /* Is the notification still pending (its task has not gone or been interrupted)?  Every read of
    the caller's memory is followed by this check before what was read is trusted.  A tracee in
-   its seccomp stop always is: it cannot leave the stop before we resume it, and should it be
-   killed, its pid is not free until we, its tracer, have waited for it.  */
+   its seccomp stop always is: it cannot leave the stop before we resume it; should it be
+   killed, its pid is not free until we, its tracer, have waited for it; and another thread's
+   execve, which would take its tid (de_thread), stops first for the same single-threaded
+   tracer, which is busy with this call.  */
 bool sv_id_valid (const struct sv_call *c);
 
 /* Read `len` bytes at `addr` in the caller; 0 or -errno.  */

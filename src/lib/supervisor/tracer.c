@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 
 #include "log.h"
+#include "seccomp/bpf.h"
 #include "supervisor/tracer.h"
 #include "utils.h"
 
@@ -30,6 +31,20 @@ tracer_seize (pid_t pid, ar_error_t *err)
   if (ptrace (PTRACE_SEIZE, pid, 0, (void *) (uintptr_t) TRACE_OPTIONS) < 0)
     return ar_make_error (err, errno, "supervisor: trace pid %d (PTRACE_SEIZE)", (int) pid);
   return 0;
+}
+
+void
+tracer_release (pid_t pid)
+{
+  int status;
+
+  /* PTRACE_DETACH wants a stopped tracee: stop it, and let it go with the signal it stopped
+     for, if any.  */
+  if (ptrace (PTRACE_INTERRUPT, pid, 0, 0) < 0 || waitpid (pid, &status, __WALL) != pid
+      || !WIFSTOPPED (status))
+    return;
+  (void) ptrace (PTRACE_DETACH, pid, 0,
+                 (void *) (uintptr_t) ((unsigned) status >> 16 == 0 ? WSTOPSIG (status) : 0));
 }
 
 static void
@@ -108,12 +123,26 @@ on_seccomp_stop (struct sv *sv, pid_t pid)
   char name[32];
 
   memset (&info, 0, sizeof info);
-  if (ptrace (PTRACE_GET_SYSCALL_INFO, pid, (void *) sizeof info, &info) < 0
-      || info.op != PTRACE_SYSCALL_INFO_SECCOMP)
+  if (ptrace (PTRACE_GET_SYSCALL_INFO, pid, (void *) sizeof info, &info) < 0)
     {
       /* Gone (ESRCH), or a stop we cannot read: never let an unread call run.  */
       if (errno != ESRCH)
         (void) kill (pid, SIGKILL);
+      return;
+    }
+  if (info.op != PTRACE_SYSCALL_INFO_SECCOMP)
+    {
+      (void) kill (pid, SIGKILL);
+      return;
+    }
+  /* Another filter's SCMP_ACT_TRACE (linux.seccomp): not a call of the policy's.  It gets what
+     it would get with no tracer, ENOSYS, and no record.  (Where that filter and the policy both
+     trace one call, the kernel keeps the newer filter's data: the call is refused all the
+     same, unaudited.)  */
+  if (info.seccomp.ret_data != SECCOMP_PROG_TRACE_TAG)
+    {
+      struct seccomp_notif_resp enosys = { .error = -ENOSYS };
+      answer (pid, &enosys);
       return;
     }
   req.id = ++seq;
@@ -166,23 +195,24 @@ on_stop (struct sv *sv, pid_t pid, int status)
     }
 }
 
-bool
+enum tracer_drained
 tracer_drain (struct sv *sv)
 {
-  for (;;)
+  for (int n = 0; n < TRACER_DRAIN_MAX; n++)
     {
       int status;
       pid_t pid = waitpid (-1, &status, __WALL | WNOHANG);
 
       if (pid == 0)
-        return true;
+        return TRACER_IDLE;
       if (pid < 0)
         {
           if (errno == EINTR)
             continue;
-          return errno != ECHILD;
+          return errno == ECHILD ? TRACER_EMPTY : TRACER_IDLE;
         }
       if (WIFSTOPPED (status))
         on_stop (sv, pid, status);
     }
+  return TRACER_MORE;
 }

@@ -23,9 +23,21 @@
 
 /* Trace `pid`, and every process and thread it makes from now on.  */
 int tracer_seize (pid_t pid, ar_error_t *err);
+/* Let go of a process seized by mistake (it was not the one asked for).  */
+void tracer_release (pid_t pid);
 
-/* Handle every tracee stop there is: answer seccomp stops, let fork, clone and exec events go
-   on, pass signals on, keep group stops stopped.  False once no tracee is left.  */
-bool tracer_drain (struct sv *sv);
+enum tracer_drained
+{
+  TRACER_IDLE, /* no stop is waiting */
+  TRACER_MORE, /* stopped at TRACER_DRAIN_MAX: call again soon, after other events */
+  TRACER_EMPTY /* no tracee is left */
+};
+/* At most this many stops a call: tracees that stop as fast as they are answered must not
+   keep the worker from its signals, timer and control socket.  */
+#define TRACER_DRAIN_MAX 64
+
+/* Handle the tracee stops there are: answer seccomp stops, let fork, clone and exec events go
+   on, pass signals on, keep group stops stopped.  */
+enum tracer_drained tracer_drain (struct sv *sv);
 
 #endif

@@ -37,6 +37,7 @@
 
 #include "fdpass.h"
 #include "log.h"
+#include "state.h"
 #include "supervisor/confine.h"
 #include "supervisor/control.h"
 #include "supervisor/sv.h"
@@ -79,7 +80,7 @@ static pid_t watchdog; /* our parent */
 /* The ptrace platform (tracer.h): this thread traces the container's processes, and there are
    no notify fds.  */
 static bool tracing;
-static bool tracees_left;
+static enum tracer_drained traced = TRACER_IDLE;
 
 static const sv_handler_fn handlers[SH__N] = {
   [SH_NONE] = sv_handle_deny,         [SH_DENY] = sv_handle_deny,
@@ -367,9 +368,10 @@ setup (const struct supervisor_cfg *c, int init_pidfd, int *ctl, int *sfd, int *
   sigaddset (&set, SIGHUP);
   sigaddset (&set, SIGPIPE);
   if (tracing)
-    sigaddset (&set, SIGCHLD); /* a tracee stopped or exited */
+    sigaddset (&set, SIGCHLD); /* a tracee stopped or exited (not ignored: main sees to it) */
   if (sigprocmask (SIG_BLOCK, &set, NULL) < 0 || sigaction (SIGUSR2, &sa, NULL) < 0)
     return ar_make_error (err, errno, "supervisor: signals");
+
   *sfd = signalfd (-1, &set, SFD_CLOEXEC);
   *tfd = timerfd_create (CLOCK_MONOTONIC, TFD_CLOEXEC);
   epfd = epoll_create1 (EPOLL_CLOEXEC);
@@ -392,60 +394,61 @@ setup (const struct supervisor_cfg *c, int init_pidfd, int *ctl, int *sfd, int *
   return 0;
 }
 
-/* exec on the ptrace platform: the new process waits, filtered, until it is traced.  */
-static void
-trace_attached (pid_t pid, int conn)
+/* exec on the ptrace platform: the new process waits, filtered, until it is traced.  Its pid
+   names it only while its start time is the one exec sent, before the seize and after it.  */
+static int
+trace_attached (pid_t pid, unsigned long long start)
 {
   ar_error_t err = NULL;
 
+  if (start == 0 || state_proc_start_time (pid) != start)
+    return ESRCH;
   if (tracer_seize (pid, &err) < 0)
     {
-      control_answer (conn, err->status ? err->status : EIO);
+      int e = err->status ? err->status : EIO;
       ar_log_error_release (&err);
-      return;
+      return e;
     }
-  tracees_left = true;
-  control_answer (conn, 0);
+  if (state_proc_start_time (pid) != start)
+    {
+      tracer_release (pid);
+      return ESRCH;
+    }
+  traced = TRACER_IDLE;
+  return 0;
 }
 
 static void
 accept_attach (int ctl, int init_pidfd)
 {
-  int fd = -1, pidfd = -1, conn = -1;
-  pid_t pid = 0;
+  struct control_request r;
   ar_error_t err = NULL;
   struct sv_fd *f;
 
-  if (control_accept (ctl, &fd, &pid, &pidfd, &conn, &err) < 0)
+  if (control_accept (ctl, &r, &err) < 0)
     {
       ar_log_error_release (&err);
       return;
     }
-  if (tracing != (fd < 0))
+  if (tracing || r.fd < 0)
     {
-      /* A notify fd for a tracer, or a process to trace for a notify supervisor.  */
-      control_answer (conn, EPROTO);
-      ar_closep (&fd);
-      ar_closep (&pidfd);
+      /* The tracer traces the process.  A notify fd for a tracer, or a process to trace for
+         a notify supervisor, is refused.  */
+      control_answer (r.conn, tracing == (r.fd < 0) ? trace_attached (r.pid, r.start) : EPROTO);
+      ar_closep (&r.fd);
+      ar_closep (&r.pidfd);
       return;
     }
-  if (tracing)
-    {
-      ar_closep (&pidfd);
-      trace_attached (pid, conn);
-      return;
-    }
-  f = add_notify_fd (fd, pidfd, &err);
+  f = add_notify_fd (r.fd, r.pidfd, &err);
   if (f == NULL)
     {
-      control_answer (conn, err->status ? err->status : EIO);
+      control_answer (r.conn, err->status ? err->status : EIO);
       ar_log_error_release (&err);
-      close (fd);
-      if (pidfd >= 0)
-        close (pidfd);
+      ar_closep (&r.fd);
+      ar_closep (&r.pidfd);
       return;
     }
-  control_answer (conn, 0);
+  control_answer (r.conn, 0);
   serve_notify_fd (f, init_pidfd);
 }
 
@@ -550,7 +553,7 @@ read_signal (int sfd, int init_pidfd)
     return;
   if (si.ssi_signo != SIGCHLD)
     on_signal (&si, init_pidfd);
-  tracees_left = tracer_drain (&the_sv);
+  traced = tracer_drain (&the_sv);
 }
 
 /* Serve until the init has gone and no fd (or tracee) is left; then exit 0.  */
@@ -561,15 +564,22 @@ static void __attribute__ ((noreturn)) main_loop (int ctl, int sfd, int tfd, int
   for (;;)
     {
       struct epoll_event ev[16];
-      int n = epoll_wait (epfd, ev, ARRAY_SIZE (ev), -1);
+      /* Stops left over from a full drain are taken as soon as the other events are.  */
+      int n = epoll_wait (epfd, ev, ARRAY_SIZE (ev), traced == TRACER_MORE ? 0 : -1);
 
+      if (n == 0 && traced == TRACER_MORE)
+        traced = tracer_drain (&the_sv);
       for (int i = 0; i < n; i++)
         {
           uint64_t tag = ev[i].data.u64;
           if (tag == EV_CONTROL)
             accept_attach (ctl, init_pidfd);
           else if (tag == EV_TIMER)
-            refresh_vfiles (tfd);
+            {
+              refresh_vfiles (tfd);
+              if (tracing) /* should a SIGCHLD ever be missed, a stop waits a second at most */
+                traced = tracer_drain (&the_sv);
+            }
           else if (tag == EV_CANARY)
             read_canaries (the_cfg->canary_fd);
           else if (tag == EV_SIGNAL)
@@ -582,7 +592,7 @@ static void __attribute__ ((noreturn)) main_loop (int ctl, int sfd, int tfd, int
           else
             drop_notify_fd ((struct sv_fd *) (uintptr_t) (tag & ~(uint64_t) 0xf));
         }
-      if (init_gone && fds == NULL && !tracees_left)
+      if (init_gone && fds == NULL && (!tracing || traced == TRACER_EMPTY))
         {
           sv_audit_tick (&the_sv);
           _exit (EXIT_SUCCESS);
@@ -625,7 +635,6 @@ supervisor_worker_main (const struct supervisor_cfg *c, int ready_fd, int init_p
   if (write (ready_fd, msg, (size_t) len) != len)
     _exit (EXIT_FAILURE);
   close (ready_fd);
-  tracees_left = tracing;
   if (init_fd)
     serve_notify_fd (init_fd, init_pidfd);
   main_loop (ctl, sfd, tfd, init_pidfd);
