@@ -178,7 +178,11 @@ check_tiers (const struct policy *p)
   CHECK (find (p, "connect")->handler == SH_CONNECT && find (p, "bind")->handler == SH_BIND);
   CHECK (find (p, "sched_getaffinity")->handler == SH_AFFINITY);
   CHECK (find (p, "clone3")->tier == SC_ERRNO && find (p, "clone3")->err == ENOSYS);
-  CHECK (check_tier (p, "seccomp", SC_ALLOW) == 0 && check_tier (p, "prctl", SC_ALLOW) == 0);
+  /* A workload's own filters, but not its own listener (policy.h).  */
+  CHECK (check_tier (p, "seccomp", SC_ALLOW_IF) == 0
+         && find (p, "seccomp")->cond == SCOND_SECCOMP_NO_LISTENER
+         && find (p, "seccomp")->severity == SEV_ALERT);
+  CHECK (check_tier (p, "prctl", SC_ALLOW) == 0);
   CHECK (check_tier (p, "mseal", SC_ALLOW) == 0 && find (p, "mseal")->new_nr == 462);
   CHECK (check_tier (p, "read", SC_ALLOW) == 0 && check_tier (p, "kill", SC_ALLOW) == 0);
   return 0;

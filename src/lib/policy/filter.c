@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/seccomp.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,6 +124,11 @@ add_cond (const struct rule_site *s, ar_error_t *err)
       return allow_masked (s, 0, NS_FLAGS, 0, err);
     case SCOND_SOCKET_FAMILY:
       return allow_in_set (s, 0, families, sizeof families / sizeof families[0], err);
+    case SCOND_SECCOMP_NO_LISTENER:
+      /* A listener of the workload's own would outrank the policy on the ptrace platform (the
+         kernel takes a notify over a trace) and could let any call run; on the seccomp
+         platform the kernel refuses a second listener anyway (EBUSY).  */
+      return allow_masked (s, 1, SECCOMP_FILTER_FLAG_NEW_LISTENER, 0, err);
     case SCOND_PERSONALITY_DEFAULT:
       return allow_in_set (s, 0, personas, sizeof personas / sizeof personas[0], err);
     case SCOND_IOCTL_SAFE:

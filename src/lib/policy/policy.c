@@ -178,6 +178,7 @@ policy_cond_text (enum sc_cond c)
     [SCOND_SOCKET_FAMILY] = "(u32) domain in {AF_UNIX, AF_INET, AF_INET6, AF_NETLINK}",
     [SCOND_IOCTL_SAFE] = "(u32) request not in {TIOCSTI, TIOCLINUX}",
     [SCOND_PERSONALITY_DEFAULT] = "(u32) persona in {0, 0xffffffff}",
+    [SCOND_SECCOMP_NO_LISTENER] = "(u32) flags & SECCOMP_FILTER_FLAG_NEW_LISTENER == 0",
   };
   return (size_t) c < sizeof texts / sizeof texts[0] ? texts[c] : "?";
 }

@@ -51,11 +51,12 @@ enum sc_handler
 enum sc_cond
 {
   SCOND_NONE,
-  SCOND_CLONE_NO_NS,        /* clone: flags carry no CLONE_NEW* bit, nor CLONE_UNTRACED */
-  SCOND_UNSHARE_NO_NS,      /* unshare: flags carry no CLONE_NEW* bit */
-  SCOND_SOCKET_FAMILY,      /* socket/socketpair: AF_UNIX, AF_INET, AF_INET6, AF_NETLINK */
-  SCOND_IOCTL_SAFE,         /* ioctl: request (low 32 bits) is not TIOCSTI or TIOCLINUX */
-  SCOND_PERSONALITY_DEFAULT /* personality: PER_LINUX, or the 0xffffffff query */
+  SCOND_CLONE_NO_NS,         /* clone: flags carry no CLONE_NEW* bit, nor CLONE_UNTRACED */
+  SCOND_UNSHARE_NO_NS,       /* unshare: flags carry no CLONE_NEW* bit */
+  SCOND_SOCKET_FAMILY,       /* socket/socketpair: AF_UNIX, AF_INET, AF_INET6, AF_NETLINK */
+  SCOND_IOCTL_SAFE,          /* ioctl: request (low 32 bits) is not TIOCSTI or TIOCLINUX */
+  SCOND_PERSONALITY_DEFAULT, /* personality: PER_LINUX, or the 0xffffffff query */
+  SCOND_SECCOMP_NO_LISTENER  /* seccomp: flags without SECCOMP_FILTER_FLAG_NEW_LISTENER */
 };
 
 enum sc_severity

@@ -60,6 +60,7 @@ const struct sc_entry sc_generic_entries[] = {
   ALLOW_IF (socketpair, SCOND_SOCKET_FAMILY, SEV_WARN, EAFNOSUPPORT, "deny-socket-family"),
   ALLOW_IF (ioctl, SCOND_IOCTL_SAFE, SEV_ALERT, 0, "deny-ioctl-tty-inject"),
   ALLOW_IF (personality, SCOND_PERSONALITY_DEFAULT, SEV_ALERT, 0, "deny-personality"),
+  ALLOW_IF (seccomp, SCOND_SECCOMP_NO_LISTENER, SEV_ALERT, 0, "deny-seccomp-listener"),
 
   /* supervise: rare calls, emulated or audited by the supervisor.  */
   SUPERVISE (uname, SH_UNAME, SEV_NONE, "emulate-uname"),
@@ -74,8 +75,8 @@ const struct sc_entry sc_generic_entries[] = {
      clone, whose flags it can.  */
   ERRNO (clone3, ENOSYS, "enosys-clone3"),
 
-  /* allow: the rest, libc's hot path included (seccomp, prctl and kill too: a workload may
-     stack its own filters, and the kernel's own checks confine the others).  */
+  /* allow: the rest, libc's hot path included (prctl and kill too: the kernel's own checks
+     confine them; a workload may stack filters of its own, seccomp above, but no listener).  */
   ALLOW (accept),
   ALLOW (accept4),
   ALLOW (brk),
@@ -265,7 +266,6 @@ const struct sc_entry sc_generic_entries[] = {
   ALLOW (sched_setparam),
   ALLOW (sched_setscheduler),
   ALLOW (sched_yield),
-  ALLOW (seccomp),
   ALLOW (semctl),
   ALLOW (semget),
   ALLOW (semop),
