@@ -23,7 +23,8 @@
 
 /* Trace `pid`, and every process and thread it makes from now on.  */
 int tracer_seize (pid_t pid, ar_error_t *err);
-/* Let go of a process seized by mistake (it was not the one asked for).  */
+/* Let go of a process seized by mistake (it was not the one asked for): at its next stop,
+   without waiting for it.  */
 void tracer_release (pid_t pid);
 
 enum tracer_drained

@@ -401,7 +401,9 @@ trace_attached (pid_t pid, unsigned long long start)
 {
   ar_error_t err = NULL;
 
-  if (start == 0 || state_proc_start_time (pid) != start)
+  if (start == 0)
+    return EPROTO; /* an older exec, which does not say */
+  if (state_proc_start_time (pid) != start)
     return ESRCH;
   if (tracer_seize (pid, &err) < 0)
     {
@@ -414,7 +416,8 @@ trace_attached (pid_t pid, unsigned long long start)
       tracer_release (pid);
       return ESRCH;
     }
-  traced = TRACER_IDLE;
+  if (traced == TRACER_EMPTY)
+    traced = TRACER_IDLE;
   return 0;
 }
 
@@ -566,9 +569,6 @@ static void __attribute__ ((noreturn)) main_loop (int ctl, int sfd, int tfd, int
       struct epoll_event ev[16];
       /* Stops left over from a full drain are taken as soon as the other events are.  */
       int n = epoll_wait (epfd, ev, ARRAY_SIZE (ev), traced == TRACER_MORE ? 0 : -1);
-
-      if (n == 0 && traced == TRACER_MORE)
-        traced = tracer_drain (&the_sv);
       for (int i = 0; i < n; i++)
         {
           uint64_t tag = ev[i].data.u64;
@@ -592,6 +592,8 @@ static void __attribute__ ((noreturn)) main_loop (int ctl, int sfd, int tfd, int
           else
             drop_notify_fd ((struct sv_fd *) (uintptr_t) (tag & ~(uint64_t) 0xf));
         }
+      if (traced == TRACER_MORE)
+        traced = tracer_drain (&the_sv);
       if (init_gone && fds == NULL && (!tracing || traced == TRACER_EMPTY))
         {
           sv_audit_tick (&the_sv);
