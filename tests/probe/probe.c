@@ -403,14 +403,20 @@ c_unshare_newuser (void)
 /* Raw clone, so libc cannot pick clone3; no CLONE_VM and no stack, so the child is a fork's
    copy that leaves at once.  */
 static long
-c_clone_newuser (void)
+raw_clone (unsigned long flags)
 {
-  long r = syscall (SYS_clone, (unsigned long) (CLONE_NEWUSER | SIGCHLD), 0UL, NULL, NULL, 0UL);
+  long r = syscall (SYS_clone, flags | SIGCHLD, 0UL, NULL, NULL, 0UL);
   if (r == 0)
     _exit (0);
   if (r > 0)
     waitpid ((pid_t) r, NULL, __WALL);
   return r;
+}
+
+static long
+c_clone_newuser (void)
+{
+  return raw_clone (CLONE_NEWUSER);
 }
 
 /* A listener of the workload's own: on the ptrace platform its notify would outrank the
@@ -431,12 +437,7 @@ c_seccomp_listener (void)
 static long
 c_clone_untraced (void)
 {
-  long r = syscall (SYS_clone, (unsigned long) (CLONE_UNTRACED | SIGCHLD), 0UL, NULL, NULL, 0UL);
-  if (r == 0)
-    _exit (0);
-  if (r > 0)
-    waitpid ((pid_t) r, NULL, __WALL);
-  return r;
+  return raw_clone (CLONE_UNTRACED);
 }
 
 /* The target is a child of ours that sleeps: the kernel (uid, Yama) would let us attach, so
