@@ -72,7 +72,9 @@ control_accept (int ctl, struct control_request *r, ar_error_t *err)
     }
   r->pid = (pid_t) m.pid;
   r->start = m.start;
-  r->pidfd = (int) syscall (SYS_pidfd_open, (pid_t) m.pid, 0);
+  /* A notify fd's process, to kill when failing closed; a traced one is killed by the tracer's
+     end (PTRACE_O_EXITKILL).  */
+  r->pidfd = r->fd >= 0 ? (int) syscall (SYS_pidfd_open, (pid_t) m.pid, 0) : -1;
   r->conn = steal_fd (&conn);
   return 0;
 }
@@ -83,7 +85,9 @@ control_send_attach (int dirfd, const char *id, int notify_fd, pid_t pid, ar_err
   struct sockaddr_un a;
   socklen_t len = control_addr (dirfd, &a);
   cleanup_close int s = socket (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-  struct control_attach m = { CONTROL_MAGIC, (int32_t) pid, state_proc_start_time (pid) };
+  /* The start time tells the tracer the pid is still this process; a notify fd needs none.  */
+  struct control_attach m
+      = { CONTROL_MAGIC, (int32_t) pid, notify_fd < 0 ? state_proc_start_time (pid) : 0 };
   unsigned char b;
 
   if (s < 0)

@@ -16,7 +16,8 @@ struct control_attach
 {
   uint32_t magic;
   int32_t pid;    /* host pid of the process the fd belongs to */
-  uint64_t start; /* its start time (state_proc_start_time); an older agentrt sends none */
+  uint64_t start; /* without an fd, its start time (state_proc_start_time); an older agentrt
+                     sends none */
 };
 #define CONTROL_ATTACH_V1_SIZE 8 /* magic and pid only */
 
@@ -26,7 +27,7 @@ struct control_request
   int fd;                   /* its notify fd; -1: none came, the process is to be traced */
   pid_t pid;                /* the process */
   unsigned long long start; /* its start time; 0: not sent */
-  int pidfd;                /* the process, or -1 if it has gone */
+  int pidfd;                /* with an fd, the process (-1 if it has gone); else -1 */
   int conn;                 /* to answer on once it is served (control_answer closes it) */
 };
 

@@ -77,9 +77,8 @@ enum ev_tag
 
 static struct sv the_sv;
 static pid_t watchdog; /* our parent */
-/* The ptrace platform (tracer.h): this thread traces the container's processes, and there are
-   no notify fds.  */
-static bool tracing;
+/* The ptrace platform (the_cfg->trace, tracer.h): this thread traces the container's
+   processes, and there are no notify fds.  */
 static enum tracer_drained traced = TRACER_IDLE;
 
 static const sv_handler_fn handlers[SH__N] = {
@@ -367,11 +366,10 @@ setup (const struct supervisor_cfg *c, int init_pidfd, int *ctl, int *sfd, int *
   sigaddset (&set, SIGINT);
   sigaddset (&set, SIGHUP);
   sigaddset (&set, SIGPIPE);
-  if (tracing)
+  if (c->trace)
     sigaddset (&set, SIGCHLD); /* a tracee stopped or exited (not ignored: main sees to it) */
   if (sigprocmask (SIG_BLOCK, &set, NULL) < 0 || sigaction (SIGUSR2, &sa, NULL) < 0)
     return ar_make_error (err, errno, "supervisor: signals");
-
   *sfd = signalfd (-1, &set, SFD_CLOEXEC);
   *tfd = timerfd_create (CLOCK_MONOTONIC, TFD_CLOEXEC);
   epfd = epoll_create1 (EPOLL_CLOEXEC);
@@ -433,11 +431,12 @@ accept_attach (int ctl, int init_pidfd)
       ar_log_error_release (&err);
       return;
     }
-  if (tracing || r.fd < 0)
+  if (the_cfg->trace || r.fd < 0)
     {
       /* The tracer traces the process.  A notify fd for a tracer, or a process to trace for
          a notify supervisor, is refused.  */
-      control_answer (r.conn, tracing == (r.fd < 0) ? trace_attached (r.pid, r.start) : EPROTO);
+      control_answer (r.conn,
+                      the_cfg->trace == (r.fd < 0) ? trace_attached (r.pid, r.start) : EPROTO);
       ar_closep (&r.fd);
       ar_closep (&r.pidfd);
       return;
@@ -577,7 +576,7 @@ static void __attribute__ ((noreturn)) main_loop (int ctl, int sfd, int tfd, int
           else if (tag == EV_TIMER)
             {
               refresh_vfiles (tfd);
-              if (tracing) /* should a SIGCHLD ever be missed, a stop waits a second at most */
+              if (the_cfg->trace) /* should a SIGCHLD be missed, a stop waits a second at most */
                 traced = tracer_drain (&the_sv);
             }
           else if (tag == EV_CANARY)
@@ -594,7 +593,7 @@ static void __attribute__ ((noreturn)) main_loop (int ctl, int sfd, int tfd, int
         }
       if (traced == TRACER_MORE)
         traced = tracer_drain (&the_sv);
-      if (init_gone && fds == NULL && (!tracing || traced == TRACER_EMPTY))
+      if (init_gone && fds == NULL && (!the_cfg->trace || traced == TRACER_EMPTY))
         {
           sv_audit_tick (&the_sv);
           _exit (EXIT_SUCCESS);
@@ -621,13 +620,12 @@ supervisor_worker_main (const struct supervisor_cfg *c, int ready_fd, int init_p
 
   watchdog = getppid ();
   the_cfg = c;
-  tracing = c->trace;
   /* Confined before the first thread exists: capabilities and filters are per thread.  The
      init is traced now, while it waits for start: its first traced call is its execve.  */
   if (setup (c, init_pidfd, &ctl, &sfd, &tfd, &err) < 0
       || confine_supervisor (worker_role (c), &err) < 0
-      || (tracing ? tracer_seize (c->init_pid, &err) < 0
-                  : (init_fd = add_notify_fd (c->notify_fd, -1, &err)) == NULL))
+      || (c->trace ? tracer_seize (c->init_pid, &err) < 0
+                   : (init_fd = add_notify_fd (c->notify_fd, -1, &err)) == NULL))
     {
       cleanup_free char *text = ar_error_text (err);
       dprintf (ready_fd, "error: %s", text);
