@@ -30,7 +30,7 @@ struct ar_create_opts
   const char *platform;  /* --platform: seccomp, none (NULL: the annotation or seccomp) */
   const char *audit_log; /* --audit-log */
   const char *net_allow; /* --net-allow: the egress allowlist */
-  /* The sandbox controls (src/lib/sandbox.h), NULL when not given.  */
+  /* The sandbox controls (src/lib/sandbox/sandbox.h), NULL when not given.  */
   const char *timeout, *disk, *canary, *memory, *cpus, *pids;
   bool ephemeral, agent;
 };

@@ -20,10 +20,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "caps.h"
-#include "creds.h"
-#include "rlimits.h"
-#include "spec.h"
+#include "init/caps.h"
+#include "init/creds.h"
+#include "init/rlimits.h"
+#include "spec/spec.h"
 #include "tap.h"
 #include "utils.h"
 

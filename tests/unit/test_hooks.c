@@ -16,8 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hooks.h"
-#include "spec.h"
+#include "init/hooks.h"
+#include "spec/spec.h"
 #include "tap.h"
 #include "utils.h"
 

@@ -25,9 +25,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "mounts.h"
-#include "rootfs.h"
-#include "spec.h"
+#include "init/mounts.h"
+#include "init/rootfs.h"
+#include "spec/spec.h"
 #include "tap.h"
 #include "utils.h"
 

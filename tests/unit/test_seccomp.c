@@ -24,7 +24,7 @@
 
 #include "json.h"
 #include "seccomp/oci.h"
-#include "spec.h"
+#include "spec/spec.h"
 #include "tap.h"
 #include "fdpass.h"
 #include "utils.h"

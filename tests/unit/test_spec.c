@@ -12,7 +12,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "spec.h"
+#include "spec/spec.h"
 #include "tap.h"
 #include "utils.h"
 

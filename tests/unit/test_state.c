@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "agentrt/container.h"
-#include "state.h"
+#include "state/state.h"
 #include "tap.h"
 #include "utils.h"
 

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "spec.h"
+#include "spec/spec.h"
 #include "supervisor/vfiles.h"
 #include "tap.h"
 #include "utils.h"

@@ -16,7 +16,7 @@
 #include "cgroups/cgroup.h"
 #include "cgroups/cgroup_internal.h"
 #include "log.h"
-#include "mounts.h"
+#include "init/mounts.h"
 #include "utils.h"
 
 #define CG_MAX 32

@@ -20,7 +20,7 @@
 #include <sys/types.h>
 
 #include "agentrt/error.h"
-#include "spec.h"
+#include "spec/spec.h"
 
 enum cgroup_layout
 {

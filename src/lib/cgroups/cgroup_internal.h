@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "agentrt/error.h"
-#include "spec.h"
+#include "spec/spec.h"
 
 /* Write `value` to DIR/FILE; the error names the file and the value.  */
 int cg_write (const char *dir, const char *file, const char *value, size_t len, ar_error_t *err);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "agentrt/error.h"
-#include "utils.h"
+#include "alloc.h"
 
 static char *
 vformat (const char *fmt, va_list ap)

@@ -1,5 +1,5 @@
-/* Small shared helpers: allocation that aborts on OOM, cleanup attributes, fd and file I/O.
-   Nothing here prints or exits, except ar_oom.  */
+/* Small shared helpers: fd and file I/O, times, parsing (and, through alloc.h, allocation and
+   the cleanup attributes).  Nothing here prints or exits.  */
 #ifndef AGENTRT_UTILS_H
 #define AGENTRT_UTILS_H
 
@@ -8,42 +8,7 @@
 #include <sys/types.h>
 
 #include "agentrt/error.h"
-
-#define UNLIKELY(x) __builtin_expect (!!(x), 0)
-#define ARRAY_SIZE(a) (sizeof (a) / sizeof ((a)[0]))
-
-void ar_oom (void) __attribute__ ((noreturn));
-void *xmalloc (size_t n);
-void *xzalloc (size_t n);
-void *xrealloc (void *p, size_t n);
-char *xstrdup (const char *s);
-char *xstrndup (const char *s, size_t n);
-char *xasprintf (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
-
-void ar_freep (void *p);
-void ar_closep (int *fd);
-void ar_fclosep (void *f);
-void ar_strv_freep (void *p);
-void ar_strv_free (char **v);
-
-#define cleanup_free __attribute__ ((cleanup (ar_freep)))
-#define cleanup_close __attribute__ ((cleanup (ar_closep)))
-#define cleanup_file __attribute__ ((cleanup (ar_fclosep)))
-#define cleanup_strv __attribute__ ((cleanup (ar_strv_freep)))
-#define steal_ptr(pp)              \
-  ({                               \
-    __typeof__ (*(pp)) p_ = *(pp); \
-    *(pp) = NULL;                  \
-    p_;                            \
-  })
-#define steal_fd(fp) \
-  ({                 \
-    int f_ = *(fp);  \
-    *(fp) = -1;      \
-    f_;              \
-  })
-
-size_t ar_strv_len (char *const *v);
+#include "alloc.h"
 
 /* Read a whole file (at most `max` bytes; 0 means 16 MiB) into a NUL-terminated buffer.  */
 int ar_read_file (const char *path, size_t max, char **out, size_t *len, ar_error_t *err);

@@ -6,7 +6,7 @@
 
 #include "agentrt/error.h"
 #include "seccomp/bpf.h"
-#include "spec.h"
+#include "spec/spec.h"
 
 /* Compile `s` into *out (release it with seccomp_prog_release).  out->flags gets the profile's
    SECCOMP_FILTER_FLAG_*; out->notify is set when a rule uses SCMP_ACT_NOTIFY, and the listener

@@ -12,11 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "json.h"
 #include "log.h"
+#include "supervisor/audit.h"
 #include "supervisor/sv.h"
 #include "utils.h"
 
@@ -289,4 +291,20 @@ sv_audit_event (struct sv *sv, const char *event, const char *severity, const ch
       /* The supervisor may be about to exit: written now, not at the next tick.  */
       write_alerts (sv, n);
     }
+}
+
+int
+audit_open_log (const char *path, ar_error_t *err)
+{
+  int fd = open (path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0640);
+  struct stat st;
+
+  if (fd < 0)
+    return ar_make_error (err, errno, "open the audit log `%s`", path);
+  if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode))
+    {
+      close (fd);
+      return ar_make_error (err, EINVAL, "the audit log `%s` is not a regular file", path);
+    }
+  return fd;
 }

@@ -12,7 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "caps.h"
+#include "init/caps.h"
 #include "log.h"
 #include "supervisor/confine.h"
 #include "utils.h"

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "fdpass.h"
-#include "state.h"
+#include "state/state.h"
 #include "supervisor/control.h"
 #include "supervisor/supervisor.h"
 #include "utils.h"

@@ -20,10 +20,13 @@
 #include "cgroups/cgroup.h"
 #include "json.h"
 #include "log.h"
-#include "state.h"
+#include "state/state.h"
 #include "supervisor/confine.h"
+#include "supervisor/audit.h"
 #include "supervisor/control.h"
+#include "supervisor/kill.h"
 #include "supervisor/supervisor.h"
+#include "supervisor/worker.h"
 #include "utils.h"
 
 /* The worker is gone when the watchdog writes, so the alert count in the state directory is
@@ -60,7 +63,7 @@ audit_record (const struct supervisor_cfg *c, const char *event, const char *det
   cleanup_free char *time = NULL;
   struct timespec now;
   size_t len;
-  int fd = supervisor_open_audit (c->audit_path, NULL);
+  int fd = audit_open_log (c->audit_path, NULL);
 
   if (fd < 0)
     return;
@@ -124,7 +127,7 @@ watchdog_stop (const struct supervisor_cfg *c, pid_t worker, int init_pidfd,
   if (ours)
     (void) syscall (SYS_pidfd_send_signal, init_pidfd, SIGKILL, NULL, 0);
   else
-    supervisor_kill_container (c, init_pidfd);
+    sv_kill_container (c, init_pidfd);
   if (worker > 0)
     {
       kill (worker, SIGKILL);
@@ -169,7 +172,7 @@ on_deadline (const struct supervisor_cfg *c, int *tfd, int init_pidfd)
   /* An init that has exited stopped by itself; what it left in the cgroups is killed anyway.  */
   if (init_exited (init_pidfd))
     {
-      supervisor_kill_container (c, init_pidfd);
+      sv_kill_container (c, init_pidfd);
       return;
     }
   detail = xasprintf ("the deadline of %lld ms has passed: the container is killed", c->timeout_ms);
@@ -177,7 +180,7 @@ on_deadline (const struct supervisor_cfg *c, int *tfd, int init_pidfd)
     (void) ar_replace_file (dirfd, SUPERVISOR_STOP_REASON_FILE, reason, strlen (reason), 0644,
                             NULL);
   audit_record (c, "timeout", detail, "warn");
-  supervisor_kill_container (c, init_pidfd);
+  sv_kill_container (c, init_pidfd);
 }
 
 static void __attribute__ ((noreturn))
@@ -206,39 +209,10 @@ watchdog_loop (const struct supervisor_cfg *c, pid_t worker, int sfd, int tfd, i
         continue;
       if (WIFEXITED (status) && WEXITSTATUS (status) == 0)
         _exit (EXIT_SUCCESS);
-      supervisor_kill_container (c, init_pidfd);
+      sv_kill_container (c, init_pidfd);
       if (!WIFEXITED (status) || WEXITSTATUS (status) != SUPERVISOR_EXIT_RECORDED)
         audit_died (c, status);
       _exit (EXIT_FAILURE);
-    }
-}
-
-int
-supervisor_open_audit (const char *path, ar_error_t *err)
-{
-  int fd = open (path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0640);
-  struct stat st;
-
-  if (fd < 0)
-    return ar_make_error (err, errno, "open the audit log `%s`", path);
-  if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode))
-    {
-      close (fd);
-      return ar_make_error (err, EINVAL, "the audit log `%s` is not a regular file", path);
-    }
-  return fd;
-}
-
-void
-supervisor_kill_container (const struct supervisor_cfg *c, int init_pidfd)
-{
-  struct cgroup cg;
-
-  (void) syscall (SYS_pidfd_send_signal, init_pidfd, SIGKILL, NULL, 0);
-  if (c->cgroup_dirs && cgroup_from_dirs (c->cgroup_dirs, &cg, NULL) == 0)
-    {
-      (void) cgroup_signal_all (&cg, SIGKILL, NULL);
-      cgroup_release (&cg);
     }
 }
 
@@ -291,7 +265,7 @@ static void __attribute__ ((noreturn)) watchdog_main (const struct supervisor_cf
         _exit (EXIT_FAILURE);
       if (tfd >= 0)
         close (tfd); /* the deadline is the watchdog's */
-      supervisor_worker_main (c, ready_fd, init_pidfd);
+      worker_main (c, ready_fd, init_pidfd);
     }
   close (ready_fd);
   if (c->notify_fd >= 0)

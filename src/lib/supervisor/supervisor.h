@@ -17,7 +17,7 @@
 #include <sys/types.h>
 
 #include "agentrt/error.h"
-#include "egress.h"
+#include "sandbox/egress.h"
 #include "policy/policy.h"
 #include "supervisor/vfiles.h"
 
@@ -74,16 +74,5 @@ bool supervisor_alive (pid_t pid, unsigned long long start);
 /* Stop it (delete): SIGTERM to the watchdog, which takes the worker with it; waits up to a
    second, then SIGKILL.  */
 void supervisor_stop (pid_t pid, unsigned long long start);
-
-/* The audit log, for appending: a regular file only, never through a symlink (a planted link
-   would make host root append to any file; a fifo would block the supervisor).  */
-int supervisor_open_audit (const char *path, ar_error_t *err);
-
-/* Fail closed: SIGKILL to the init and to every process in the container's cgroups.  */
-void supervisor_kill_container (const struct supervisor_cfg *c, int init_pidfd);
-
-/* The worker, in the forked process (supervisor.c calls it).  Never returns.  */
-void supervisor_worker_main (const struct supervisor_cfg *c, int ready_fd, int init_pidfd)
-    __attribute__ ((noreturn));
 
 #endif

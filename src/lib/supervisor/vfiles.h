@@ -22,7 +22,7 @@
 #include <time.h>
 
 #include "agentrt/error.h"
-#include "spec.h"
+#include "spec/spec.h"
 
 enum vfile
 {

@@ -37,11 +37,14 @@
 
 #include "fdpass.h"
 #include "log.h"
-#include "state.h"
+#include "state/state.h"
+#include "supervisor/audit.h"
 #include "supervisor/confine.h"
 #include "supervisor/control.h"
+#include "supervisor/kill.h"
 #include "supervisor/sv.h"
 #include "supervisor/tracer.h"
+#include "supervisor/worker.h"
 #include "utils.h"
 
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
@@ -80,35 +83,6 @@ static pid_t watchdog; /* our parent */
 /* The ptrace platform (the_cfg->trace, tracer.h): this thread traces the container's
    processes, and there are no notify fds.  */
 static enum tracer_drained traced = TRACER_IDLE;
-
-static const sv_handler_fn handlers[SH__N] = {
-  [SH_NONE] = sv_handle_deny,         [SH_DENY] = sv_handle_deny,
-  [SH_UNAME] = sv_handle_uname,       [SH_SYSINFO] = sv_handle_sysinfo,
-  [SH_AFFINITY] = sv_handle_affinity, [SH_EXEC] = sv_handle_exec,
-  [SH_CONNECT] = sv_handle_connect,   [SH_BIND] = sv_handle_bind,
-  [SH_UNKNOWN] = sv_handle_unknown,
-};
-
-/* A call that reaches us although its entry says allow means the filter and the table
-   disagree: refused (fail closed), as SH_NONE maps to the deny handler.  */
-void
-sv_handle_call (struct sv_call *c, char name[32])
-{
-  const struct seccomp_notif *req = c->req;
-
-  memset (c->resp, 0, sizeof *c->resp);
-  c->resp->id = req->id;
-  c->entry
-      = req->data.arch == c->sv->audit_arch ? policy_lookup (&c->sv->policy, req->data.nr) : NULL;
-  if (c->entry)
-    c->name = c->entry->name;
-  else
-    {
-      snprintf (name, 32, "syscall_%d", req->data.nr);
-      c->name = name;
-    }
-  handlers[c->entry ? c->entry->handler : SH_UNKNOWN](c);
-}
 
 /* Handle one notification and answer it, unless a thread of its own will (the broker); its
    audit record is written after the answer.  */
@@ -276,7 +250,7 @@ static const struct supervisor_cfg *the_cfg;
 static void
 kill_container (int init_pidfd)
 {
-  supervisor_kill_container (the_cfg, init_pidfd);
+  sv_kill_container (the_cfg, init_pidfd);
   for (struct sv_fd *f = fds; f; f = f->next)
     if (f->pidfd >= 0)
       (void) syscall (SYS_pidfd_send_signal, f->pidfd, SIGKILL, NULL, 0);
@@ -308,7 +282,7 @@ open_outputs (const struct supervisor_cfg *c, ar_error_t *err)
   the_sv.vfiles_dirfd = c->vfiles_fd;
   if (the_sv.vfiles_dirfd < 0)
     return ar_make_error (err, EBADF, "supervisor: no directory of virtual files");
-  the_sv.audit_fd = supervisor_open_audit (c->audit_path, err);
+  the_sv.audit_fd = audit_open_log (c->audit_path, err);
   return the_sv.audit_fd < 0 ? -1 : 0;
 }
 
@@ -610,7 +584,7 @@ worker_role (const struct supervisor_cfg *c)
 }
 
 void
-supervisor_worker_main (const struct supervisor_cfg *c, int ready_fd, int init_pidfd)
+worker_main (const struct supervisor_cfg *c, int ready_fd, int init_pidfd)
 {
   ar_error_t err = NULL;
   int ctl = -1, sfd = -1, tfd = -1;

@@ -1,0 +1,299 @@
+/* Namespaces of the container: planned in the runtime (paths opened, maps validated), entered in
+   the child.  A new user namespace is created by clone itself, so every namespace the child
+   unshares afterwards is owned by it, as the runtime-spec expects.  */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "init/namespaces.h"
+#include "utils.h"
+
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
+
+static int
+plan_entry (const struct spec_namespace *n, size_t i, struct ns_plan *p, ar_error_t *err)
+{
+  if (n->path == NULL)
+    {
+      p->new_ns[n->kind] = true;
+      return 0;
+    }
+  p->join_fd[n->kind] = open (n->path, O_RDONLY | O_CLOEXEC);
+  if (p->join_fd[n->kind] < 0)
+    return ar_make_error (err, errno, "linux.namespaces[%zu]: open `%s`", i, n->path);
+  return 0;
+}
+
+static int
+check_maps (const struct spec_linux *l, const struct ns_plan *p, ar_error_t *err)
+{
+  bool maps = l->n_uid_mappings > 0 || l->n_gid_mappings > 0;
+
+  if (p->new_ns[SPEC_NS_USER] && (l->n_uid_mappings == 0 || l->n_gid_mappings == 0))
+    return ar_make_error (err, 0,
+                          "config.json: linux.uidMappings and gidMappings are required with a "
+                          "new user namespace");
+  if (maps && !p->new_ns[SPEC_NS_USER])
+    return ar_make_error (err, 0,
+                          "config.json: linux.uidMappings and gidMappings need a new user "
+                          "namespace");
+  if ((l->time_monotonic.set || l->time_boottime.set) && !p->new_ns[SPEC_NS_TIME])
+    return ar_make_error (err, 0, "config.json: linux.timeOffsets need a new time namespace");
+  return 0;
+}
+
+static void
+plan_flags (struct ns_plan *p)
+{
+  static const int unshared[]
+      = { SPEC_NS_MOUNT, SPEC_NS_NETWORK, SPEC_NS_IPC, SPEC_NS_UTS, SPEC_NS_CGROUP };
+
+  bool joins = false;
+
+  for (size_t i = 0; i < SPEC_NS_N; i++)
+    joins = joins || (i != SPEC_NS_USER && p->join_fd[i] >= 0);
+  /* Joining a namespace owned by the host's user namespace needs the host's capabilities, so a
+     new user namespace then comes after the joins (containerd's pods with hostUsers: false join
+     a network namespace made by CNI).  */
+  p->late_userns = p->new_ns[SPEC_NS_USER] && joins;
+  if (p->new_ns[SPEC_NS_USER] && !p->late_userns)
+    p->clone_flags |= CLONE_NEWUSER;
+  /* Entering a pid or time namespace only affects children, so then the child forks the init
+     once more.  A pid namespace made by clone would also belong to the runtime's user namespace
+     when the container joins another one.  */
+  p->fork_init = p->join_fd[SPEC_NS_PID] >= 0 || p->join_fd[SPEC_NS_TIME] >= 0
+                 || p->new_ns[SPEC_NS_TIME] || (p->new_ns[SPEC_NS_PID] && p->late_userns)
+                 || (p->new_ns[SPEC_NS_PID] && p->join_fd[SPEC_NS_USER] >= 0);
+  if (p->new_ns[SPEC_NS_PID] && !p->fork_init)
+    p->clone_flags |= CLONE_NEWPID;
+  for (size_t i = 0; i < ARRAY_SIZE (unshared); i++)
+    if (p->new_ns[unshared[i]])
+      p->unshare_flags |= spec_namespace_names[unshared[i]].clone_flag;
+}
+
+int
+namespaces_plan (const struct spec *s, struct ns_plan *p, ar_error_t *err)
+{
+  const struct spec_linux *l = &s->linux_;
+
+  memset (p, 0, sizeof *p);
+  for (size_t i = 0; i < SPEC_NS_N; i++)
+    p->join_fd[i] = -1;
+  for (size_t i = 0; i < l->n_namespaces; i++)
+    if (plan_entry (&l->namespaces[i], i, p, err) < 0)
+      {
+        namespaces_plan_release (p);
+        return -1;
+      }
+  if (!p->new_ns[SPEC_NS_MOUNT] && p->join_fd[SPEC_NS_MOUNT] < 0)
+    {
+      namespaces_plan_release (p);
+      return ar_make_error (err, 0, "config.json: linux.namespaces: a mount namespace is required");
+    }
+  if (check_maps (l, p, err) < 0)
+    {
+      namespaces_plan_release (p);
+      return -1;
+    }
+  plan_flags (p);
+  return 0;
+}
+
+void
+namespaces_plan_release (struct ns_plan *p)
+{
+  for (size_t i = 0; i < SPEC_NS_N; i++)
+    ar_closep (&p->join_fd[i]);
+}
+
+static int
+write_map (pid_t pid, const char *file, const struct spec_id_mapping *m, size_t n, ar_error_t *err)
+{
+  cleanup_free char *path = xasprintf ("/proc/%d/%s", (int) pid, file);
+  cleanup_free char *buf = xzalloc (n * 36 + 1);
+  cleanup_close int fd = open (path, O_WRONLY | O_CLOEXEC);
+  size_t len = 0;
+
+  if (fd < 0)
+    return ar_make_error (err, errno, "open `%s`", path);
+  for (size_t i = 0; i < n; i++)
+    len += sprintf (buf + len, "%u %u %u\n", m[i].container_id, m[i].host_id, m[i].size);
+  /* The kernel takes the whole map in one write, or nothing.  */
+  if (write (fd, buf, len) != (ssize_t) len)
+    return ar_make_error (err, errno, "write `%s`", path);
+  return 0;
+}
+
+int
+namespaces_write_id_maps (pid_t pid, const struct spec_linux *l, ar_error_t *err)
+{
+  if (write_map (pid, "uid_map", l->uid_mappings, l->n_uid_mappings, err) < 0
+      || write_map (pid, "gid_map", l->gid_mappings, l->n_gid_mappings, err) < 0)
+    return ar_error_wrap (err, "user namespace maps");
+  return 0;
+}
+
+int
+namespaces_join (const struct ns_plan *p, ar_error_t *err)
+{
+  /* The user namespace first: it decides what the others may be joined with.  */
+  if (p->join_fd[SPEC_NS_USER] >= 0 && setns (p->join_fd[SPEC_NS_USER], CLONE_NEWUSER) < 0)
+    return ar_make_error (err, errno, "setns user namespace");
+  for (size_t i = 0; i < SPEC_NS_N; i++)
+    {
+      if (i == SPEC_NS_USER || p->join_fd[i] < 0)
+        continue;
+      if (setns (p->join_fd[i], spec_namespace_names[i].clone_flag) < 0)
+        return ar_make_error (err, errno, "setns %s namespace", spec_namespace_names[i].oci);
+    }
+  return 0;
+}
+
+int
+namespaces_unshare_user (const struct ns_plan *p, ar_error_t *err)
+{
+  if (p->late_userns && unshare (CLONE_NEWUSER) < 0)
+    return ar_make_error (err, errno, "unshare user namespace");
+  return 0;
+}
+
+int
+namespaces_unshare (const struct ns_plan *p, ar_error_t *err)
+{
+  if (p->unshare_flags && unshare (p->unshare_flags) < 0)
+    return ar_make_error (err, errno, "unshare namespaces");
+  if (p->new_ns[SPEC_NS_PID] && !(p->clone_flags & CLONE_NEWPID) && unshare (CLONE_NEWPID) < 0)
+    return ar_make_error (err, errno, "unshare pid namespace");
+  if (p->new_ns[SPEC_NS_TIME] && unshare (CLONE_NEWTIME) < 0)
+    return ar_make_error (err, errno, "unshare time namespace");
+  return 0;
+}
+
+/* A new network namespace starts with `lo` down; runc and crun bring it up, and programs expect
+   127.0.0.1 to work (a workload's own local servers).  */
+int
+namespaces_loopback_up (const struct ns_plan *p, ar_error_t *err)
+{
+  struct ifreq ifr = { 0 };
+  cleanup_close int sock = -1;
+
+  if (!p->new_ns[SPEC_NS_NETWORK])
+    return 0;
+  sock = socket (AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (sock < 0)
+    return ar_make_error (err, errno, "socket for the loopback interface");
+  strcpy (ifr.ifr_name, "lo");
+  if (ioctl (sock, SIOCGIFFLAGS, &ifr) < 0)
+    return ar_make_error (err, errno, "get the flags of `lo`");
+  ifr.ifr_flags |= IFF_UP;
+  if (ioctl (sock, SIOCSIFFLAGS, &ifr) < 0)
+    return ar_make_error (err, errno, "bring `lo` up");
+  return 0;
+}
+
+int
+namespaces_set_time_offsets (const struct spec_linux *l, ar_error_t *err)
+{
+  char buf[128];
+  int len = 0;
+  cleanup_close int fd = -1;
+
+  if (l->time_monotonic.set)
+    len += snprintf (buf + len, sizeof buf - len, "monotonic %lld %u\n",
+                     (long long) l->time_monotonic.secs, l->time_monotonic.nanosecs);
+  if (l->time_boottime.set)
+    len += snprintf (buf + len, sizeof buf - len, "boottime %lld %u\n",
+                     (long long) l->time_boottime.secs, l->time_boottime.nanosecs);
+  if (len == 0)
+    return 0;
+  fd = open ("/proc/self/timens_offsets", O_WRONLY | O_CLOEXEC);
+  if (fd < 0 || write (fd, buf, len) != len)
+    return ar_make_error (err, errno, "write time namespace offsets");
+  return 0;
+}
+
+static bool
+has_own (const struct ns_plan *p, enum spec_ns_kind k)
+{
+  return p->new_ns[k] || p->join_fd[k] >= 0;
+}
+
+int
+namespaces_set_uts (const struct spec *s, const struct ns_plan *p, ar_error_t *err)
+{
+  if ((s->hostname || s->domainname) && !has_own (p, SPEC_NS_UTS))
+    return ar_make_error (err, 0, "config.json: hostname needs a UTS namespace of its own");
+  if (s->hostname && sethostname (s->hostname, strlen (s->hostname)) < 0)
+    return ar_make_error (err, errno, "sethostname `%s`", s->hostname);
+  if (s->domainname && setdomainname (s->domainname, strlen (s->domainname)) < 0)
+    return ar_make_error (err, errno, "setdomainname `%s`", s->domainname);
+  return 0;
+}
+
+/* runc's rule (libcontainer/configs/validate): IPC keys need an IPC namespace, net.* a network
+   namespace, kernel.hostname/domainname a UTS one; nothing else is namespaced.  */
+static int
+sysctl_namespace (const char *key)
+{
+  static const char *const ipc[]
+      = { "kernel.msgmax", "kernel.msgmnb", "kernel.msgmni", "kernel.sem",
+          "kernel.shmall", "kernel.shmmax", "kernel.shmmni", "kernel.shm_rmid_forced" };
+
+  for (size_t i = 0; i < ARRAY_SIZE (ipc); i++)
+    if (strcmp (key, ipc[i]) == 0)
+      return SPEC_NS_IPC;
+  if (ar_str_has_prefix (key, "fs.mqueue."))
+    return SPEC_NS_IPC;
+  if (ar_str_has_prefix (key, "net."))
+    return SPEC_NS_NETWORK;
+  if (strcmp (key, "kernel.hostname") == 0 || strcmp (key, "kernel.domainname") == 0)
+    return SPEC_NS_UTS;
+  return -1;
+}
+
+static int
+write_sysctl (const char *key, const char *value, ar_error_t *err)
+{
+  cleanup_free char *path = xasprintf ("/proc/sys/%s", key);
+  cleanup_close int fd = -1;
+
+  for (char *c = path + strlen ("/proc/sys/"); *c; c++)
+    if (*c == '.')
+      *c = '/';
+  fd = open (path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0)
+    return ar_make_error (err, errno, "sysctl `%s`", key);
+  if (write (fd, value, strlen (value)) < 0)
+    return ar_make_error (err, errno, "sysctl `%s` = `%s`", key, value);
+  return 0;
+}
+
+int
+namespaces_apply_sysctl (const struct spec *s, const struct ns_plan *p, ar_error_t *err)
+{
+  const struct spec_map *m = &s->linux_.sysctl;
+
+  for (size_t i = 0; i < m->n; i++)
+    {
+      const char *key = m->items[i].key;
+      int ns = sysctl_namespace (key);
+      if (ns < 0 || strstr (key, "..") || strchr (key, '/'))
+        return ar_make_error (err, 0, "config.json: linux.sysctl: `%s` is not namespaced", key);
+      if (!has_own (p, ns))
+        return ar_make_error (err, 0, "config.json: linux.sysctl: `%s` needs a %s namespace", key,
+                              spec_namespace_names[ns].oci);
+      if (write_sysctl (key, m->items[i].value, err) < 0)
+        return -1;
+    }
+  return 0;
+}

@@ -1,0 +1,46 @@
+/* Which namespaces a container gets (new, joined by path, or the runtime's own), the uid/gid maps
+   of a new user namespace, the UTS names and namespaced sysctls.  The plan is made in the runtime
+   before clone, so that a bad path fails before any process exists; the child only calls setns
+   and unshare.  */
+#ifndef AGENTRT_NAMESPACES_H
+#define AGENTRT_NAMESPACES_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "agentrt/error.h"
+#include "spec/spec.h"
+
+struct ns_plan
+{
+  bool new_ns[SPEC_NS_N]; /* create this namespace */
+  int join_fd[SPEC_NS_N]; /* join this one (an open /proc/PID/ns/X or bind-mounted file), or -1 */
+  int clone_flags;        /* what clone() itself creates: user and pid when new */
+  int unshare_flags;      /* what the child unshares after joining: mount, net, ipc, uts, cgroup */
+  bool fork_init;         /* the init must be forked once more (new time ns, or a new pid ns
+                             under a joined user ns) */
+  bool late_userns;       /* a new user ns made after joining the others (runc's nsexec order):
+                             made by clone, joining would need the host's capabilities */
+};
+
+/* Validate linux.namespaces and the id maps, and open every `path`.  */
+int namespaces_plan (const struct spec *s, struct ns_plan *p, ar_error_t *err);
+void namespaces_plan_release (struct ns_plan *p);
+
+/* Runtime side: write the maps of the child's new user namespace.  */
+int namespaces_write_id_maps (pid_t pid, const struct spec_linux *l, ar_error_t *err);
+/* Child side, in order: join by path (user first); with late_userns, unshare the user
+   namespace (the caller then has its maps written); then unshare the rest.  */
+int namespaces_join (const struct ns_plan *p, ar_error_t *err);
+int namespaces_unshare_user (const struct ns_plan *p, ar_error_t *err);
+int namespaces_unshare (const struct ns_plan *p, ar_error_t *err);
+/* Child side, in a new network namespace: bring `lo` up.  */
+int namespaces_loopback_up (const struct ns_plan *p, ar_error_t *err);
+/* Child side: a new time namespace's offsets (before the fork that enters it).  */
+int namespaces_set_time_offsets (const struct spec_linux *l, ar_error_t *err);
+/* hostname and domainname; an error if set without a UTS namespace of the container's own.  */
+int namespaces_set_uts (const struct spec *s, const struct ns_plan *p, ar_error_t *err);
+/* linux.sysctl: only keys that belong to a namespace the container has of its own.  */
+int namespaces_apply_sysctl (const struct spec *s, const struct ns_plan *p, ar_error_t *err);
+
+#endif

@@ -1,0 +1,934 @@
+/* The container init and the runtime's half of its setup.
+
+   runtime (create)                         init (clone child)
+   clone(CLONE_NEWUSER|CLONE_NEWPID) ──────▶ non-dumpable, PDEATHSIG
+   ◀── MAPS_PLEASE                            (new user namespace)
+   write uid_map/gid_map ── MAPS_DONE ─────▶ become root of it, join/unshare namespaces
+   ◀── INIT_PID (only when it forks again)   fork once more for a pid/time namespace
+   ◀── HOOKS_PLEASE                          hostname, mounts
+   prestart + createRuntime ── HOOKS_DONE ─▶ createContainer hooks, sysctl, pivot_root, …
+   ◀── READY (or ERROR at any step)          read(exec fifo) … until `start` writes to it
+                                             startContainer hooks, identity, caps, execve
+
+   The init never writes to stderr before execve: a failure goes up the socket as status and
+   message (crun's send_error_to_sync_socket), and the runtime prints it once.  */
+#include <config.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/keyctl.h>
+#include <linux/sched.h> /* struct clone_args, CLONE_INTO_CGROUP */
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "init/creds.h"
+#include "fdpass.h"
+#include "init/hooks.h"
+#include "init/process.h"
+#include "supervisor/vfiles.h"
+#include "init/rlimits.h"
+#include "init/rootfs.h"
+#include "state/state.h"
+#include "init/terminal.h"
+#include "utils.h"
+
+enum sync_type
+{
+  SYNC_MAPS_PLEASE = 1,
+  SYNC_MAPS_DONE,
+  SYNC_INIT_PID,
+  SYNC_HOOKS_PLEASE,
+  SYNC_HOOKS_DONE,
+  SYNC_CONSOLE,  /* the pty master, with SCM_RIGHTS */
+  SYNC_LISTENER, /* a seccomp notify fd, with SCM_RIGHTS; status: enum process_filter */
+  SYNC_PID_ACK,  /* the runtime has the pid of a process that forked once more */
+  SYNC_READY,
+  SYNC_ERROR,
+  SYNC_TRACE_ME, /* a ptrace-platform filter is on: attach a tracer before my next step */
+  SYNC_TRACE_OK, /* the supervisor traces it (exec), or will before start (the init) */
+};
+
+/* One message is one SOCK_SEQPACKET datagram: a header and a payload (an error message, or the
+   state documents for the init's hooks, NUL-separated).  */
+#define SYNC_PAYLOAD_MAX (128 * 1024)
+struct sync_msg
+{
+  int type;
+  int status; /* SYNC_ERROR: errno */
+  int pid;    /* SYNC_INIT_PID */
+  int fd;     /* on receipt: an fd that came with the message (SYNC_CONSOLE), or -1 */
+  size_t len; /* of payload */
+  char payload[SYNC_PAYLOAD_MAX];
+};
+
+static int
+sync_send_data (int fd, int type, int status, int pid, const char *data, size_t len)
+{
+  struct sync_msg h = { .type = type, .status = status, .pid = pid, .len = len };
+  struct iovec iov[2] = { { &h, offsetof (struct sync_msg, payload) }, { (void *) data, len } };
+  struct msghdr mh = { .msg_iov = iov, .msg_iovlen = data ? 2 : 1 };
+
+  if (len > SYNC_PAYLOAD_MAX)
+    return -1;
+  return sendmsg (fd, &mh, MSG_NOSIGNAL) < 0 ? -1 : 0;
+}
+
+static int
+sync_send (int fd, int type, int status, int pid, const char *msg)
+{
+  return sync_send_data (fd, type, status, pid, msg, msg ? strlen (msg) + 1 : 0);
+}
+
+static int
+sync_send_console (int sock, int master, ar_error_t *err)
+{
+  struct sync_msg h = { .type = SYNC_CONSOLE };
+  return ar_send_fd (sock, master, &h, offsetof (struct sync_msg, payload), "the pty master", err);
+}
+
+/* 0 on a message, -1 on EOF or error (errno 0 for EOF).  The payload is NUL-terminated.  */
+static int
+sync_recv (int fd, struct sync_msg *m)
+{
+  ssize_t r = ar_recv_fd (fd, m, sizeof *m - 1, &m->fd);
+
+  if (r >= (ssize_t) offsetof (struct sync_msg, payload))
+    {
+      m->len = (size_t) r - offsetof (struct sync_msg, payload);
+      m->payload[m->len] = '\0';
+      return 0;
+    }
+  if (m->fd >= 0)
+    close (m->fd);
+  if (r >= 0)
+    errno = 0;
+  return -1;
+}
+
+static struct sync_msg *
+sync_msg_new (void)
+{
+  return xmalloc (sizeof (struct sync_msg));
+}
+
+static int
+sync_expect (int fd, int type, struct sync_msg *m, ar_error_t *err)
+{
+  if (sync_recv (fd, m) < 0 || m->type != type)
+    return ar_make_error (err, errno, "sync with the runtime: unexpected message");
+  return 0;
+}
+
+static void __attribute__ ((noreturn)) child_fail (int sock, ar_error_t *err)
+{
+  char msg[4096];
+
+  snprintf (msg, sizeof msg, "%s", (*err)->msg);
+  (void) sync_send (sock, SYNC_ERROR, (*err)->status, 0, msg);
+  _exit (EXIT_FAILURE);
+}
+
+/* The state documents the init's own hooks read on stdin.  */
+struct init_states
+{
+  char *creating, *created;
+};
+
+static bool
+is_executable (const char *path)
+{
+  struct stat st;
+  if (stat (path, &st) < 0)
+    return false;
+  if (!S_ISREG (st.st_mode))
+    {
+      errno = EACCES;
+      return false;
+    }
+  return access (path, X_OK) == 0;
+}
+
+/* An executable that cannot be run, worded as runc words it (Go's lower-case errno text):
+   engines read these words.  Docker's CLI exits 127 only when the error says "no such file or
+   directory" or "executable file not found", 126 for "permission denied"; otherwise 125.  */
+static int
+exec_error (ar_error_t *err, int e, const char *name)
+{
+  cleanup_free char *text = xstrdup (strerror (e));
+
+  text[0] = (char) tolower ((unsigned char) text[0]);
+  return ar_make_error (err, 0, "exec `%s`: %s", name, text);
+}
+
+int
+process_find_executable (const char *name, char **env, char **out, ar_error_t *err)
+{
+  const char *path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+  cleanup_free char *dirs = NULL;
+  char *save = NULL;
+
+  if (strchr (name, '/'))
+    {
+      if (!is_executable (name))
+        return exec_error (err, errno ? errno : EACCES, name);
+      *out = xstrdup (name);
+      return 0;
+    }
+  for (char **e = env; e && *e; e++)
+    if (ar_str_has_prefix (*e, "PATH="))
+      path = *e + 5;
+  dirs = xstrdup (path);
+  for (char *d = strtok_r (dirs, ":", &save); d; d = strtok_r (NULL, ":", &save))
+    {
+      cleanup_free char *cand = xasprintf ("%s/%s", *d ? d : ".", name);
+      if (is_executable (cand))
+        {
+          *out = steal_ptr (&cand);
+          return 0;
+        }
+    }
+  return ar_make_error (err, 0, "exec `%s`: executable file not found in $PATH", name);
+}
+
+/* In a new user namespace: let the runtime write the maps, then become its root.  */
+static int
+become_userns_root (const struct process_init_cfg *c, int sock, ar_error_t *err)
+{
+  cleanup_free struct sync_msg *m = NULL;
+
+  if (!c->ns->new_ns[SPEC_NS_USER])
+    return 0;
+  if (sync_send (sock, SYNC_MAPS_PLEASE, 0, 0, NULL) < 0)
+    return ar_make_error (err, errno, "ask for user namespace maps");
+  m = sync_msg_new ();
+  if (sync_expect (sock, SYNC_MAPS_DONE, m, err) < 0)
+    return -1;
+  if (setresgid (0, 0, 0) < 0 || setresuid (0, 0, 0) < 0)
+    return ar_make_error (err, errno, "become root of the user namespace");
+  return 0;
+}
+
+/* For a pid or time namespace entered after clone: fork the real init; this process reports
+   its pid and leaves.  */
+/* After a fork into the new pid namespace, the child's messages must not overtake its
+   parent's SYNC_INIT_PID (the runtime would give hooks and the supervisor the wrong pid): it
+   waits until the runtime says it has the pid.  */
+static int
+wait_pid_ack (int sock, ar_error_t *err)
+{
+  cleanup_free struct sync_msg *m = sync_msg_new ();
+  return sync_expect (sock, SYNC_PID_ACK, m, err);
+}
+
+static int
+fork_real_init (const struct process_init_cfg *c, int sock, ar_error_t *err)
+{
+  pid_t pid;
+
+  if (!c->ns->fork_init)
+    return 0;
+  if (c->ns->new_ns[SPEC_NS_TIME] && namespaces_set_time_offsets (&c->spec->linux_, err) < 0)
+    return -1;
+  pid = fork ();
+  if (pid < 0)
+    return ar_make_error (err, errno, "fork the container init");
+  if (pid > 0)
+    _exit (sync_send (sock, SYNC_INIT_PID, 0, pid, NULL) < 0 ? EXIT_FAILURE : EXIT_SUCCESS);
+  return wait_pid_ack (sock, err);
+}
+
+/* Every container process leads a session of its own, as under runc (nsexec) and crun: it is
+   out of the caller's process group and session.  conmon's --timeout kills the container's
+   process group: shared with conmon, that killed conmon and left Podman without an exit file.  */
+static int
+new_session (ar_error_t *err)
+{
+  if (setsid () < 0)
+    return ar_make_error (err, errno, "setsid");
+  return 0;
+}
+
+/* The runtime runs its hooks and sends the two state documents ours get.  */
+static int
+run_runtime_hooks (int sock, struct init_states *st, ar_error_t *err)
+{
+  cleanup_free struct sync_msg *m = sync_msg_new ();
+
+  if (sync_send (sock, SYNC_HOOKS_PLEASE, 0, 0, NULL) < 0)
+    return ar_make_error (err, errno, "ask for createRuntime hooks");
+  if (sync_expect (sock, SYNC_HOOKS_DONE, m, err) < 0)
+    return -1;
+  st->creating = xstrdup (m->payload);
+  st->created = xstrdup (m->payload + strlen (m->payload) + 1 <= m->payload + m->len
+                             ? m->payload + strlen (m->payload) + 1
+                             : "");
+  return 0;
+}
+
+static int
+cmp_int (const void *a, const void *b)
+{
+  return *(const int *) a - *(const int *) b;
+}
+
+/* The init inherits every fd of `create`, the lock on the state directory among them: a lock
+   held by a process that lives as long as the container would block every later command.  So
+   close all but stdio, the passed-on fds and what the init itself uses.  */
+static int
+close_fds_except (unsigned from, int *keep, size_t n, ar_error_t *err)
+{
+  qsort (keep, n, sizeof *keep, cmp_int);
+  for (size_t i = 0; i < n; i++)
+    {
+      if ((unsigned) keep[i] < from)
+        continue;
+      if ((unsigned) keep[i] > from && syscall (SYS_close_range, from, keep[i] - 1, 0) < 0)
+        return ar_make_error (err, errno, "close inherited fds");
+      from = keep[i] + 1;
+    }
+  if (syscall (SYS_close_range, from, ~0U, 0) < 0)
+    return ar_make_error (err, errno, "close inherited fds");
+  return 0;
+}
+
+static int
+close_inherited (const struct process_init_cfg *c, int sock, ar_error_t *err)
+{
+  int keep[SPEC_NS_N + VF__N + 4];
+  size_t n = 0;
+
+  keep[n++] = sock;
+  keep[n++] = c->fifo_fd;
+  for (size_t i = 0; c->vfile_fds && i < VF__N; i++)
+    keep[n++] = c->vfile_fds[i];
+  if (c->hosts_fd)
+    keep[n++] = *c->hosts_fd;
+  if (c->overlay_fd >= 0)
+    keep[n++] = c->overlay_fd;
+  for (size_t i = 0; i < SPEC_NS_N; i++)
+    if (c->ns->join_fd[i] >= 0)
+      keep[n++] = c->ns->join_fd[i];
+  return close_fds_except (3 + (unsigned) c->extra_fds, keep, n, err);
+}
+
+/* --preserve-fds and LISTEN_FDS name fds the caller passed: those came through its execve of
+   agentrt, so they are open and not close-on-exec.  Every fd agentrt opens is O_CLOEXEC: one of
+   those in the range means the caller passed nothing there, and our own fd (the state lock,
+   the state root) would reach the workload.  */
+static int
+check_passed_fds (int n, ar_error_t *err)
+{
+  for (int fd = 3; fd < 3 + n; fd++)
+    {
+      int fl = fcntl (fd, F_GETFD);
+      if (fl < 0 || (fl & FD_CLOEXEC))
+        return ar_make_error (err, 0,
+                              "--preserve-fds/LISTEN_FDS: fd %d was not passed by the caller", fd);
+    }
+  return 0;
+}
+
+/* After chdir: a cwd reached through an fd of the runtime (/proc/self/fd/N) lies outside the
+   container's root, and getcwd says so (CVE-2024-21626).  */
+static int
+check_cwd_inside (const char *cwd, ar_error_t *err)
+{
+  char buf[4096];
+
+  if (getcwd (buf, sizeof buf) == NULL || buf[0] != '/')
+    return ar_make_error (err, errno ? errno : EPERM, "cwd `%s` is outside the container", cwd);
+  return 0;
+}
+
+static int
+enter_cwd (const char *cwd, ar_error_t *err)
+{
+  cleanup_free char *p = xstrdup (cwd);
+
+  /* runc creates a missing cwd; after pivot_root every path resolves inside the rootfs.  */
+  for (char *s = p + 1; *s; s++)
+    if (*s == '/')
+      {
+        *s = '\0';
+        (void) mkdir (p, 0755); /* EEXIST, or chdir below reports the real problem */
+        *s = '/';
+      }
+  (void) mkdir (p, 0755);
+  if (chdir (cwd) < 0)
+    return ar_make_error (err, errno, "chdir to process.cwd `%s`", cwd);
+  return check_cwd_inside (cwd, err);
+}
+
+static int
+join_session_keyring (const struct process_init_cfg *c, ar_error_t *err)
+{
+  if (c->no_new_keyring)
+    return 0;
+  /* A fresh anonymous session keyring, so the container never sees the caller's keys.  */
+  if (syscall (SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 && errno != ENOSYS)
+    return ar_make_error (err, errno, "join a new session keyring");
+  return 0;
+}
+
+/* process.terminal: the pty is made from the container's own /dev/ptmx; the master goes to the
+   runtime.  */
+static int
+send_terminal (const struct spec_process *p, bool console, int sock, ar_error_t *err)
+{
+  int master;
+  int ret;
+
+  if (!p->terminal)
+    return 0;
+  master = terminal_setup_in_container (p, console, err);
+  if (master < 0)
+    return -1;
+  ret = sync_send_console (sock, master, err);
+  close (master);
+  return ret;
+}
+
+/* The ptrace platform: a call the filter returns SECCOMP_RET_TRACE for fails with ENOSYS
+   while no tracer is attached, so the process waits until the runtime says one is (exec) or
+   will be before start releases it (the init).  */
+static int
+wait_for_tracer (int sock, ar_error_t *err)
+{
+  cleanup_free struct sync_msg *m = sync_msg_new ();
+
+  if (sync_send (sock, SYNC_TRACE_ME, 0, 0, NULL) < 0)
+    return ar_make_error (err, errno, "ask the runtime for the supervisor's tracer");
+  return sync_expect (sock, SYNC_TRACE_OK, m, err);
+}
+
+/* The filters go on last, and each listener is sent to the runtime at once.  Nothing after
+   this may make a call the policy supervises until the runtime has started the supervisor:
+   creds_apply and the sync messages are all allowed in the kernel.  */
+static int
+install_filters (const struct seccomp_prog *const filters[FILTER__N], int sock, ar_error_t *err)
+{
+  for (int i = 0; i < FILTER__N; i++)
+    {
+      struct sync_msg h = { .type = SYNC_LISTENER, .status = i };
+      int listener = -1;
+      int r;
+
+      if (filters[i] == NULL)
+        continue;
+      if (seccomp_prog_install (filters[i], &listener, err) < 0)
+        return ar_error_wrap (err, "%s", i == FILTER_POLICY ? "agentrt policy" : "linux.seccomp");
+      if (filters[i]->trace && wait_for_tracer (sock, err) < 0)
+        return -1;
+      if (listener < 0)
+        continue;
+      r = ar_send_fd (sock, listener, &h, offsetof (struct sync_msg, payload),
+                      "the seccomp listener", err);
+      close (listener);
+      if (r < 0)
+        return -1;
+    }
+  return 0;
+}
+
+/* Without no_new_privs a filter needs CAP_SYS_ADMIN, so it goes on before the capabilities are
+   dropped (runc's order); with it, after, so the identity switch is not filtered.  */
+static int
+apply_creds_and_filters (const struct spec_process *p,
+                         const struct seccomp_prog *const filters[FILTER__N], int sock,
+                         ar_error_t *err)
+{
+  if (!p->no_new_privileges && install_filters (filters, sock, err) < 0)
+    return -1;
+  if (creds_apply (p, err) < 0)
+    return -1;
+  return p->no_new_privileges ? install_filters (filters, sock, err) : 0;
+}
+
+/* Everything up to the point where the init waits for `start`, in order.  */
+static int
+init_setup (const struct process_init_cfg *c, int sock, struct init_states *st, char **exe,
+            ar_error_t *err)
+{
+  const struct spec *s = c->spec;
+  struct rootfs_ctx rc
+      = { .spec = s,
+          .bundle = c->bundle,
+          .rootfs = c->rootfs,
+          .userns = c->ns->new_ns[SPEC_NS_USER] || c->ns->join_fd[SPEC_NS_USER] >= 0,
+          .no_pivot = c->no_pivot,
+          .vfile_fds = c->vfile_fds,
+          .hosts_fd = c->hosts_fd,
+          .overlay = c->overlay_fd >= 0,
+          .overlay_fd = c->overlay_fd };
+
+  /* runc's order: join, then (a late) new user namespace and its maps, then the rest.  */
+  if ((!c->ns->late_userns && become_userns_root (c, sock, err) < 0)
+      || namespaces_join (c->ns, err) < 0 || namespaces_unshare_user (c->ns, err) < 0
+      || (c->ns->late_userns && become_userns_root (c, sock, err) < 0)
+      || namespaces_unshare (c->ns, err) < 0 || namespaces_loopback_up (c->ns, err) < 0
+      || fork_real_init (c, sock, err) < 0 || new_session (err) < 0
+      || namespaces_set_uts (s, c->ns, err) < 0 || rootfs_prepare (&rc, err) < 0
+      || run_runtime_hooks (sock, st, err) < 0)
+    return -1;
+  if (hooks_run (&s->hooks[SPEC_HOOK_CREATE_CONTAINER], "createContainer", st->creating, err) < 0
+      || namespaces_apply_sysctl (s, c->ns, err) < 0 || rootfs_pivot (&rc, err) < 0
+      || send_terminal (&s->process, true, sock, err) < 0)
+    return -1;
+  if (creds_set_oom_score_adj (&s->process, err) < 0 || creds_set_personality (&s->linux_, err) < 0
+      || rlimits_apply (&s->process, err) < 0 || join_session_keyring (c, err) < 0
+      || enter_cwd (s->process.cwd, err) < 0
+      || process_find_executable (s->process.args.v[0], c->env, exe, err) < 0
+      || check_passed_fds (c->extra_fds, err) < 0)
+    return -1;
+  /* The identity switch, capabilities and filters come before the wait, as in runc, so that
+     their failures are create's; startContainer hooks then run with the workload's
+     credentials, filtered.  */
+  return apply_creds_and_filters (&s->process, c->filters, sock, err);
+}
+
+/* Pass fds 3 … 3+n-1 on; every other inherited fd closes at execve (CVE-2024-21626).  */
+static int
+prepare_fds (int n, ar_error_t *err)
+{
+  for (int fd = 3; fd < 3 + n; fd++)
+    if (fcntl (fd, F_SETFD, 0) < 0)
+      return ar_make_error (err, errno, "pass fd %d to the container", fd);
+  if (syscall (SYS_close_range, 3 + n, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+    return ar_make_error (err, errno, "mark inherited fds close-on-exec");
+  return 0;
+}
+
+static void __attribute__ ((noreturn))
+init_after_start (const struct process_init_cfg *c, const struct init_states *st, const char *exe)
+{
+  ar_error_t err = NULL;
+  cleanup_free char *text = NULL;
+  const struct spec *s = c->spec;
+
+  if (hooks_run (&s->hooks[SPEC_HOOK_START_CONTAINER], "startContainer", st->created, &err) == 0
+      && prepare_fds (c->extra_fds, &err) == 0)
+    {
+      execve (exe, s->process.args.v, c->env);
+      exec_error (&err, errno, exe);
+    }
+  /* `create` has gone by now: the container's own stderr is the only place left.  */
+  text = ar_error_text (err);
+  dprintf (2, "agentrt: %s\n", text);
+  _exit (127);
+}
+
+static void __attribute__ ((noreturn)) init_main (const struct process_init_cfg *c, int sock)
+{
+  ar_error_t err = NULL;
+  cleanup_free char *exe = NULL;
+  struct init_states st = { NULL, NULL };
+  char go;
+
+  sigset_t none;
+
+  /* `run` blocks the signals it forwards; the workload must get them.  */
+  sigemptyset (&none);
+  if (sigprocmask (SIG_SETMASK, &none, NULL) < 0 || close_inherited (c, sock, &err) < 0)
+    {
+      if (err == NULL)
+        ar_make_error (&err, errno, "reset the signal mask");
+      child_fail (sock, &err);
+    }
+  /* Die with the runtime while it sets us up; no other process may open /proc/self/exe (the
+     agentrt binary, CVE-2019-5736) or our memory while we run agentrt code.  */
+  if (prctl (PR_SET_PDEATHSIG, SIGKILL) < 0 || prctl (PR_SET_DUMPABLE, 0) < 0)
+    {
+      ar_make_error (&err, errno, "prctl");
+      child_fail (sock, &err);
+    }
+  if (init_setup (c, sock, &st, &exe, &err) < 0)
+    child_fail (sock, &err);
+  (void) prctl (PR_SET_PDEATHSIG, 0); /* `create` exits now; we stay */
+  if (sync_send (sock, SYNC_READY, 0, 0, NULL) < 0)
+    _exit (EXIT_FAILURE);
+  close (sock);
+  while (read (c->fifo_fd, &go, 1) < 0)
+    if (errno != EINTR)
+      _exit (EXIT_FAILURE);
+  close (c->fifo_fd);
+  init_after_start (c, &st, exe);
+}
+
+/* The processes of a setup in progress, from the runtime's side.  */
+struct spawn
+{
+  pid_t clone_pid; /* our child; 0 once reaped */
+  pid_t init_pid;  /* the init: clone_pid, or its child when it forked once more */
+  int console;     /* the pty master, when the process has a terminal; else -1 */
+  int listener[FILTER__N];
+};
+
+static void
+spawn_kill (struct spawn *sp)
+{
+  ar_closep (&sp->console);
+  for (int i = 0; i < FILTER__N; i++)
+    ar_closep (&sp->listener[i]);
+  if (sp->init_pid > 0 && sp->init_pid != sp->clone_pid)
+    (void) kill (sp->init_pid, SIGKILL); /* not our child: reaped by whoever adopts it */
+  if (sp->clone_pid > 0)
+    {
+      (void) kill (sp->clone_pid, SIGKILL);
+      (void) waitpid (sp->clone_pid, NULL, 0);
+    }
+}
+
+/* The end of a spawn, init or exec: on failure nothing of it is left; else what it left us.  */
+static int
+spawn_finish (struct spawn *sp, int ret, struct process_result *res)
+{
+  if (ret < 0)
+    {
+      spawn_kill (sp);
+      return -1;
+    }
+  res->pid = sp->init_pid;
+  res->console = sp->console;
+  memcpy (res->listener, sp->listener, sizeof sp->listener);
+  return 0;
+}
+
+static int
+send_states (int sock, struct spawn *sp, process_runtime_hooks_fn hooks, void *data,
+             ar_error_t *err)
+{
+  cleanup_free char *creating = NULL;
+  cleanup_free char *created = NULL;
+  cleanup_free char *both = NULL;
+  size_t l1, l2;
+
+  if (hooks (sp->init_pid, data, &creating, &created, err) < 0)
+    return -1;
+  l1 = strlen (creating) + 1;
+  l2 = strlen (created) + 1;
+  both = xmalloc (l1 + l2);
+  memcpy (both, creating, l1);
+  memcpy (both + l1, created, l2);
+  if (sync_send_data (sock, SYNC_HOOKS_DONE, 0, 0, both, l1 + l2) < 0)
+    return ar_make_error (err, errno, "send the state to the container init");
+  return 0;
+}
+
+/* One message of the init; 1 once it is READY.  */
+static int
+parent_step (const struct process_init_cfg *c, int sock, struct spawn *sp, struct sync_msg *m,
+             process_runtime_hooks_fn hooks, void *data, ar_error_t *err)
+{
+  switch (m->type)
+    {
+    case SYNC_MAPS_PLEASE:
+      if (namespaces_write_id_maps (sp->clone_pid, &c->spec->linux_, err) < 0)
+        return -1;
+      return sync_send (sock, SYNC_MAPS_DONE, 0, 0, NULL) < 0
+                 ? ar_make_error (err, errno, "sync with the container init")
+                 : 0;
+    case SYNC_INIT_PID:
+      sp->init_pid = m->pid;
+      (void) waitpid (sp->clone_pid, NULL, 0); /* it has done its part */
+      sp->clone_pid = 0;
+      return sync_send (sock, SYNC_PID_ACK, 0, 0, NULL) < 0
+                 ? ar_make_error (err, errno, "sync with the container init")
+                 : 0;
+    case SYNC_HOOKS_PLEASE:
+      return send_states (sock, sp, hooks, data, err);
+    case SYNC_CONSOLE:
+      if (m->fd < 0)
+        return ar_make_error (err, 0, "container init sent no pty master");
+      sp->console = m->fd;
+      return 0;
+    case SYNC_LISTENER:
+      if (m->fd < 0 || m->status < 0 || m->status >= FILTER__N || sp->listener[m->status] >= 0)
+        return ar_make_error (err, 0, "container init sent a bad seccomp listener");
+      sp->listener[m->status] = m->fd;
+      return 0;
+    case SYNC_TRACE_ME:
+      /* The supervisor, started once the init is READY, attaches before create returns.  */
+      return sync_send (sock, SYNC_TRACE_OK, 0, 0, NULL) < 0
+                 ? ar_make_error (err, errno, "sync with the container init")
+                 : 0;
+    case SYNC_READY:
+      return 1;
+    case SYNC_ERROR:
+      return ar_make_error (err, m->status, "%s", m->payload);
+    default:
+      return ar_make_error (err, 0, "container init sent an unknown message %d", m->type);
+    }
+}
+
+/* A child of ours, like fork() or clone(flags): with cgroup_fd >= 0 it is born in that cgroup2
+   directory (clone3's CLONE_INTO_CGROUP, Linux 5.7), which moving it there afterwards would
+   cost an RCU grace period.  flags: namespaces only; the exit signal is SIGCHLD.  */
+static pid_t
+clone_child (unsigned long flags, int cgroup_fd, ar_error_t *err)
+{
+  struct clone_args a = { .flags = flags, .exit_signal = SIGCHLD };
+  long pid;
+
+  if (cgroup_fd < 0)
+    pid = syscall (SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
+  else
+    {
+      a.flags |= CLONE_INTO_CGROUP;
+      a.cgroup = (__u64) cgroup_fd;
+      pid = syscall (SYS_clone3, &a, sizeof a);
+    }
+  if (pid < 0)
+    return ar_make_error (err, errno, "%s",
+                          cgroup_fd < 0 ? "clone"
+                                        : "clone3 into the container's cgroup2 directory");
+  return (pid_t) pid;
+}
+
+/* The runtime's half of the protocol; returns 0 once the init is READY.  */
+static int
+parent_sync (const struct process_init_cfg *c, int sock, struct spawn *sp,
+             process_runtime_hooks_fn hooks, void *data, ar_error_t *err)
+{
+  cleanup_free struct sync_msg *m = sync_msg_new ();
+  int r;
+
+  do
+    {
+      if (sync_recv (sock, m) < 0)
+        return ar_make_error (err, errno, "container init exited during setup");
+      r = parent_step (c, sock, sp, m, hooks, data, err);
+    }
+  while (r == 0);
+  return r < 0 ? -1 : 0;
+}
+
+int
+process_spawn_init (const struct process_init_cfg *c, process_runtime_hooks_fn hooks,
+                    void *hooks_data, struct process_result *res, ar_error_t *err)
+{
+  int sv[2];
+  struct spawn sp = { 0, 0, -1, { -1, -1 } };
+  int ret;
+
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+    return ar_make_error (err, errno, "socketpair");
+  sp.clone_pid = clone_child ((unsigned long) c->ns->clone_flags, c->cgroup_fd, err);
+  if (sp.clone_pid < 0)
+    {
+      close (sv[0]);
+      close (sv[1]);
+      return ar_error_wrap (err, "clone the container init");
+    }
+  if (sp.clone_pid == 0)
+    {
+      close (sv[0]);
+      init_main (c, sv[1]);
+    }
+  close (sv[1]);
+  sp.init_pid = sp.clone_pid;
+  ret = parent_sync (c, sv[0], &sp, hooks, hooks_data, err);
+  close (sv[0]);
+  return spawn_finish (&sp, ret, res);
+}
+
+/* exec.  The new process joins the init's namespaces (the ones that differ from ours), forks
+   once more when that put it in another pid or time namespace, and execs.  A failure before
+   execve goes up the socket; a successful execve closes it (SOCK_CLOEXEC), which is the
+   runtime's signal that the process runs.  */
+
+static const enum spec_ns_kind exec_join_order[] = {
+  SPEC_NS_USER, SPEC_NS_IPC,    SPEC_NS_UTS,  SPEC_NS_NETWORK,
+  SPEC_NS_PID,  SPEC_NS_CGROUP, SPEC_NS_TIME, SPEC_NS_MOUNT, /* mount last: it moves our root */
+};
+
+/* Open the init's namespaces before joining any: once in its mount namespace, /proc is its.  */
+static int
+open_init_namespaces (pid_t pid, int fds[SPEC_NS_N], ar_error_t *err)
+{
+  for (size_t i = 0; i < SPEC_NS_N; i++)
+    {
+      char theirs[64], ours[64];
+      struct stat a, b;
+
+      fds[i] = -1;
+      snprintf (theirs, sizeof theirs, "/proc/%d/ns/%s", (int) pid, spec_namespace_names[i].proc);
+      snprintf (ours, sizeof ours, "/proc/self/ns/%s", spec_namespace_names[i].proc);
+      if (stat (theirs, &a) < 0)
+        return ar_make_error (err, errno, "exec: namespace `%s` of the init", theirs);
+      if (stat (ours, &b) == 0 && a.st_ino == b.st_ino && a.st_dev == b.st_dev)
+        continue; /* shared with the runtime: nothing to join */
+      fds[i] = open (theirs, O_RDONLY | O_CLOEXEC);
+      if (fds[i] < 0)
+        return ar_make_error (err, errno, "exec: open `%s`", theirs);
+    }
+  return 0;
+}
+
+static int
+join_init_namespaces (const struct process_exec_cfg *c, bool *fork_again, ar_error_t *err)
+{
+  int fds[SPEC_NS_N];
+  int ret = open_init_namespaces (c->init_pid, fds, err);
+
+  /* The files are the init's only if it is still the same process (the pid may be reused).  */
+  if (ret == 0 && state_proc_start_time (c->init_pid) != c->init_start)
+    ret = ar_make_error (err, ESRCH, "exec: the container's init has exited");
+  *fork_again = fds[SPEC_NS_PID] >= 0 || fds[SPEC_NS_TIME] >= 0;
+  for (size_t i = 0; ret == 0 && i < ARRAY_SIZE (exec_join_order); i++)
+    {
+      enum spec_ns_kind k = exec_join_order[i];
+      if (fds[k] >= 0 && setns (fds[k], spec_namespace_names[k].clone_flag) < 0)
+        ret = ar_make_error (err, errno, "exec: join the %s namespace",
+                             spec_namespace_names[k].oci);
+    }
+  for (size_t i = 0; i < SPEC_NS_N; i++)
+    ar_closep (&fds[i]);
+  return ret;
+}
+
+static int
+exec_setup (const struct process_exec_cfg *c, int sock, char **exe, ar_error_t *err)
+{
+  bool fork_again = false;
+  pid_t pid;
+
+  if (join_init_namespaces (c, &fork_again, err) < 0)
+    return -1;
+  if (fork_again)
+    {
+      pid = fork ();
+      if (pid < 0)
+        return ar_make_error (err, errno, "exec: fork into the pid namespace");
+      if (pid > 0)
+        _exit (sync_send (sock, SYNC_INIT_PID, 0, pid, NULL) < 0 ? EXIT_FAILURE : EXIT_SUCCESS);
+      if (wait_pid_ack (sock, err) < 0)
+        return -1;
+    }
+  if (new_session (err) < 0 || rlimits_apply (c->proc, err) < 0
+      || send_terminal (c->proc, false, sock, err) < 0)
+    return -1;
+  if (chdir (c->proc->cwd) < 0)
+    return ar_make_error (err, errno, "exec: chdir to `%s`", c->proc->cwd);
+  if (check_cwd_inside (c->proc->cwd, err) < 0)
+    return -1;
+  return process_find_executable (c->proc->args.v[0], c->env, exe, err);
+}
+
+static void __attribute__ ((noreturn)) exec_main (const struct process_exec_cfg *c, int sock)
+{
+  ar_error_t err = NULL;
+  cleanup_free char *exe = NULL;
+  sigset_t none;
+
+  sigemptyset (&none);
+  int keep[1] = { sock };
+
+  if (sigprocmask (SIG_SETMASK, &none, NULL) < 0 || prctl (PR_SET_PDEATHSIG, SIGKILL) < 0
+      || prctl (PR_SET_DUMPABLE, 0) < 0)
+    {
+      ar_make_error (&err, errno, "exec: prepare the process");
+      child_fail (sock, &err);
+    }
+  /* Nothing of the caller's but stdio and the passed fds may survive into the container, not
+     even until execve: a cwd of /proc/self/fd/N would reach through it (CVE-2024-21626).  */
+  if (check_passed_fds (c->extra_fds, &err) < 0
+      || close_fds_except (3 + (unsigned) c->extra_fds, keep, 1, &err) < 0)
+    child_fail (sock, &err);
+  if (exec_setup (c, sock, &exe, &err) < 0
+      || apply_creds_and_filters (c->proc, c->filters, sock, &err) < 0
+      || prepare_fds (c->extra_fds, &err) < 0)
+    child_fail (sock, &err);
+  (void) prctl (PR_SET_PDEATHSIG, 0);
+  execve (exe, c->proc->args.v, c->env);
+  exec_error (&err, errno, exe);
+  child_fail (sock, &err);
+}
+
+/* Messages of the exec'd process until its execve closes the socket.  */
+static int
+exec_parent (const struct process_exec_cfg *c, int sock, struct spawn *sp, ar_error_t *err)
+{
+  cleanup_free struct sync_msg *m = sync_msg_new ();
+
+  for (;;)
+    {
+      if (sync_recv (sock, m) < 0)
+        return errno == 0 ? 0 : ar_make_error (err, errno, "exec: sync with the process");
+      if (m->type == SYNC_ERROR)
+        return ar_make_error (err, m->status, "%s", m->payload);
+      if (m->type == SYNC_CONSOLE && m->fd >= 0)
+        {
+          sp->console = m->fd;
+          continue;
+        }
+      if (m->type == SYNC_LISTENER && m->fd >= 0 && m->status >= 0 && m->status < FILTER__N
+          && sp->listener[m->status] < 0)
+        {
+          sp->listener[m->status] = m->fd;
+          if (m->status == FILTER_POLICY)
+            {
+              int r = c->hand_over (m->fd, sp->init_pid, c->hand_over_data, err);
+              ar_closep (&sp->listener[FILTER_POLICY]);
+              if (r < 0)
+                return -1;
+            }
+          continue;
+        }
+      if (m->type == SYNC_TRACE_ME)
+        {
+          if (c->hand_over (-1, sp->init_pid, c->hand_over_data, err) < 0)
+            return -1;
+          if (sync_send (sock, SYNC_TRACE_OK, 0, 0, NULL) < 0)
+            return ar_make_error (err, errno, "exec: sync with the process");
+          continue;
+        }
+      if (m->type != SYNC_INIT_PID)
+        return ar_make_error (err, 0, "exec: unexpected message %d", m->type);
+      sp->init_pid = m->pid;
+      (void) waitpid (sp->clone_pid, NULL, 0);
+      sp->clone_pid = 0;
+      if (sync_send (sock, SYNC_PID_ACK, 0, 0, NULL) < 0)
+        return ar_make_error (err, errno, "exec: sync with the process");
+    }
+}
+
+int
+process_spawn_exec (const struct process_exec_cfg *c, struct process_result *res, ar_error_t *err)
+{
+  int sv[2];
+  struct spawn sp = { 0, 0, -1, { -1, -1 } };
+  int ret;
+
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+    return ar_make_error (err, errno, "socketpair");
+  sp.clone_pid = clone_child (0, c->cgroup_fd, err);
+  if (sp.clone_pid < 0)
+    {
+      close (sv[0]);
+      close (sv[1]);
+      return ar_error_wrap (err, "exec");
+    }
+  if (sp.clone_pid == 0)
+    {
+      close (sv[0]);
+      exec_main (c, sv[1]);
+    }
+  close (sv[1]);
+  sp.init_pid = sp.clone_pid;
+  ret = exec_parent (c, sv[0], &sp, err);
+  close (sv[0]);
+  return spawn_finish (&sp, ret, res);
+}

@@ -1,0 +1,282 @@
+/* The read-only side of the container API (state, list), spec, features and version, and the
+   commands whose mechanisms are not built yet.  create, start, run, kill and delete are in
+   lifecycle.c.  */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "agentrt/container.h"
+#include "runtime/container_internal.h"
+#include "runtime/features.h"
+#include "sandbox/profile.h"
+#include "spec/spec.h"
+#include "spec/spec_example.h"
+#include "state/state.h"
+#include "supervisor/supervisor.h"
+#include "utils.h"
+
+/* runc's rule: --root, else $XDG_RUNTIME_DIR/agentrt for a non-root user, else /run/agentrt.  */
+const char *
+container_root (const struct ar_globals *g)
+{
+  static char xdg[PATH_MAX];
+  const char *run = getenv ("XDG_RUNTIME_DIR");
+
+  if (g->root && *g->root)
+    return g->root;
+  if (geteuid () != 0 && run && *run
+      && snprintf (xdg, sizeof xdg, "%s/agentrt", run) < (int) sizeof xdg)
+    return xdg;
+  return STATE_DEFAULT_ROOT;
+}
+
+/* lock: LOCK_SH, LOCK_EX, or 0 for none (state.json is replaced atomically, so a reader needs
+   no lock and never waits for a create that runs hooks).  */
+static int
+load (const struct ar_globals *g, const char *id, int lock, int *dirfd_out, struct state **out,
+      ar_error_t *err)
+{
+  cleanup_close int rootfd = -1;
+  cleanup_close int dirfd = -1;
+
+  if (state_check_id (id, err) < 0)
+    return -1;
+  rootfd = open (container_root (g), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (rootfd < 0 && errno == ENOENT)
+    return ar_make_error (err, 0, "container `%s` does not exist", id);
+  if (rootfd < 0)
+    return ar_make_error (err, errno, "open state root `%s`", container_root (g));
+  dirfd
+      = lock ? state_dir_lock (rootfd, id, lock == LOCK_EX, err) : state_dir_open (rootfd, id, err);
+  if (dirfd < 0 || state_load (dirfd, id, out, err) < 0)
+    return -1;
+  state_refresh (*out);
+  if (dirfd_out)
+    *dirfd_out = steal_fd (&dirfd);
+  return 0;
+}
+
+int
+container_load_locked (const struct ar_globals *g, const char *id, bool exclusive, int *dirfd_out,
+                       struct state **out, ar_error_t *err)
+{
+  return load (g, id, exclusive ? LOCK_EX : LOCK_SH, dirfd_out, out, err);
+}
+
+/* The supervisor counts alerts in ROOT/ID/audit.alerts; state shows the count as an
+   annotation, so an engine or a person sees an escape attempt without reading the log.  */
+static void
+annotate_alerts (int dirfd, struct state *s)
+{
+  cleanup_close int fd = -1;
+  char buf[32];
+  ssize_t n;
+  long long v = 0;
+  struct spec_kv *items;
+
+  if (s->platform == NULL || strcmp (s->platform, "none") == 0)
+    return;
+  fd = openat (dirfd, SUPERVISOR_ALERTS_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd >= 0 && (n = read (fd, buf, sizeof buf - 1)) > 0)
+    {
+      buf[n] = '\0';
+      buf[strcspn (buf, "\n")] = '\0';
+      if (!ar_parse_int64 (buf, 0, LLONG_MAX, &v))
+        v = 0;
+    }
+  items = xrealloc (s->annotations.items, (s->annotations.n + 1) * sizeof *items);
+  items[s->annotations.n].key = xstrdup ("io.agentrt.audit.alerts");
+  items[s->annotations.n].value = xasprintf ("%lld", v);
+  s->annotations.items = items;
+  s->annotations.n++;
+}
+
+static void
+annotate (struct state *s, const char *key, char *value)
+{
+  struct spec_kv *items = xrealloc (s->annotations.items, (s->annotations.n + 1) * sizeof *items);
+
+  items[s->annotations.n].key = xstrdup (key);
+  items[s->annotations.n].value = value;
+  s->annotations.items = items;
+  s->annotations.n++;
+}
+
+/* Why the supervisor killed the container (a deadline), in ROOT/ID/stop.reason: the watchdog
+   writes it there, not into state.json, because state.json is the runtime's, under the
+   container's lock, which a supervisor must never wait for.  */
+static void
+annotate_stop_reason (int dirfd, struct state *s)
+{
+  cleanup_close int fd
+      = openat (dirfd, SUPERVISOR_STOP_REASON_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  char buf[64];
+  ssize_t n;
+
+  if (fd < 0 || (n = read (fd, buf, sizeof buf - 1)) <= 0)
+    return;
+  buf[n] = '\0';
+  buf[strcspn (buf, "\n")] = '\0';
+  if (buf[0])
+    annotate (s, "io.agentrt.stop.reason", xstrdup (buf));
+}
+
+int
+ar_container_state (const struct ar_globals *g, const char *id, char **json, ar_error_t *err)
+{
+  cleanup_state struct state *s = NULL;
+  cleanup_close int dirfd = -1;
+
+  if (load (g, id, 0, &dirfd, &s, err) < 0)
+    return -1;
+  annotate_alerts (dirfd, s);
+  annotate_stop_reason (dirfd, s);
+  *json = state_to_oci_json (s, "  ");
+  return 0;
+}
+
+int
+ar_container_unsupported (const struct ar_globals *g, const char *id, const char *cmd,
+                          ar_error_t *err)
+{
+  cleanup_state struct state *s = NULL;
+
+  if (container_load_locked (g, id, false, NULL, &s, err) < 0)
+    return -1;
+  return ar_make_error (err, ENOSYS, "%s: not supported yet", cmd);
+}
+
+static void
+fill_info (struct ar_container_info *ci, const struct state *s)
+{
+  ci->id = xstrdup (s->id);
+  ci->pid = s->status == STATE_STOPPED ? 0 : s->pid;
+  ci->status = xstrdup (state_status_name (s->status));
+  ci->bundle = xstrdup (s->bundle ? s->bundle : "");
+  ci->created = xstrdup (s->created ? s->created : "");
+  ci->owner = xstrdup (s->owner ? s->owner : "");
+  ci->json = state_to_oci_json (s, NULL);
+}
+
+int
+ar_container_list (const struct ar_globals *g, struct ar_container_info **out, size_t *n,
+                   ar_error_t *err)
+{
+  cleanup_strv char **ids = NULL;
+  cleanup_close int rootfd = open (container_root (g), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  struct ar_container_info *v;
+  size_t k = 0;
+
+  *out = NULL;
+  *n = 0;
+  if (rootfd < 0 && errno == ENOENT)
+    return 0; /* runc lists nothing for a root that was never made */
+  if (rootfd < 0)
+    return ar_make_error (err, errno, "open state root `%s`", container_root (g));
+  if (state_list_ids (rootfd, &ids, err) < 0)
+    return -1;
+  v = xzalloc ((ar_strv_len (ids) + 1) * sizeof *v);
+  for (char **id = ids; *id; id++)
+    {
+      cleanup_state struct state *s = NULL;
+      cleanup_close int dirfd = state_dir_open (rootfd, *id, NULL);
+      if (dirfd < 0 || state_load (dirfd, *id, &s, NULL) < 0)
+        continue; /* deleted meanwhile */
+      state_refresh (s);
+      fill_info (&v[k++], s);
+    }
+  *out = v;
+  *n = k;
+  return 0;
+}
+
+void
+ar_container_info_free (struct ar_container_info *v, size_t n)
+{
+  for (size_t i = 0; v && i < n; i++)
+    {
+      free (v[i].id);
+      free (v[i].status);
+      free (v[i].bundle);
+      free (v[i].created);
+      free (v[i].owner);
+      free (v[i].json);
+    }
+  free (v);
+}
+
+static int
+spec_write (const char *bundle, bool rootless, bool agent, ar_error_t *err)
+{
+  const char *dir = bundle && *bundle ? bundle : ".";
+  cleanup_close int dirfd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  cleanup_free char *text = NULL;
+  struct profile_edits pe = { .agent = true };
+
+  if (dirfd < 0)
+    return ar_make_error (err, errno, "open bundle `%s`", dir);
+  if (faccessat (dirfd, "config.json", F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+    return ar_make_error (err, EEXIST, "`%s/config.json` exists: remove it first", dir);
+  text = spec_example_json (rootless, geteuid (), getegid ());
+  if (agent)
+    {
+      char *edited = NULL;
+      if (profile_apply (text, &pe, &edited, err) < 0)
+        return -1;
+      free (text);
+      text = edited;
+    }
+  if (ar_write_file_atomic (dirfd, "config.json", text, strlen (text), 0644, err) < 0)
+    return ar_error_wrap (err, "write `%s/config.json`", dir);
+  return 0;
+}
+
+int
+ar_spec_write (const char *bundle, bool rootless, ar_error_t *err)
+{
+  return spec_write (bundle, rootless, false, err);
+}
+
+int
+ar_spec_write_agent (const char *bundle, ar_error_t *err)
+{
+  return spec_write (bundle, false, true, err);
+}
+
+char *
+ar_features (void)
+{
+  return features_json ();
+}
+
+char *
+ar_version_text (void)
+{
+  cleanup_free char *scmp = features_libseccomp_version ();
+  cleanup_free char *tags = features_version_tags ();
+
+  return xasprintf ("agentrt version %s\ncommit: %s\nspec: %s\nlibseccomp: %s\n%s\n",
+                    PACKAGE_VERSION, GIT_COMMIT, OCI_SPEC_VERSION, scmp, tags);
+}
+
+/* The stored config, for the hooks of later commands.  */
+int
+container_load_config (int dirfd, struct spec **out, ar_error_t *err)
+{
+  cleanup_close int fd = openat (dirfd, CONFIG_COPY, O_RDONLY | O_CLOEXEC);
+  cleanup_free char *text = NULL;
+
+  if (fd < 0)
+    return ar_make_error (err, errno, "open the container's config");
+  if (ar_read_fd (fd, CONFIG_COPY, 0, &text, NULL, err) < 0)
+    return -1;
+  return spec_parse (text, "config.json", out, err);
+}

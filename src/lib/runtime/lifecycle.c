@@ -1,0 +1,1211 @@
+/* create, start, run, kill and delete: the container's life, as runc lives it.  create leaves
+   the init blocked on the exec fifo in the state directory and exits, so the init is adopted by
+   the caller's subreaper (containerd's shim, conmon) exactly as with runc; run becomes a
+   subreaper itself to wait for it.  Every failure on the way undoes what was done: the init is
+   killed and the state directory removed.  */
+#include <config.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/mount.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agentrt/container.h"
+#include "cgroups/cgroup.h"
+#include "runtime/container_internal.h"
+#include "sandbox/ephemeral.h"
+#include "init/hooks.h"
+#include "log.h"
+#include "init/namespaces.h"
+#include "policy/policy.h"
+#include "init/process.h"
+#include "sandbox/profile.h"
+#include "sandbox/sandbox.h"
+#include "seccomp/bpf.h"
+#include "seccomp/oci.h"
+#include "spec/spec.h"
+#include "state/state.h"
+#include "supervisor/supervisor.h"
+#include "supervisor/vfiles.h"
+#include "runtime/console.h"
+#include "runtime/wait.h"
+#include "utils.h"
+
+#define EXEC_FIFO "exec.fifo"
+
+/* What create works from, gathered before it touches the machine.  */
+struct create_ctx
+{
+  const char *id;
+  const struct ar_create_opts *o;
+  const char *state_root; /* --root: where the compiled policy is kept */
+  bool foreground;        /* run without --detach: a terminal is proxied, not sent */
+  int console;            /* the pty master while we hold it, else -1 */
+  char *bundle, *rootfs;
+  char *config_text;
+  struct spec *spec;
+  struct ns_plan ns;
+  struct state *st;
+  struct sandbox sb;
+  struct seccomp_prog progs[FILTER__N];
+  struct vfiles_limits *limits; /* with the supervisor */
+  char *state_dir;              /* absolute ROOT/ID */
+  pid_t sv_pid;                 /* the supervisor once started, else 0 */
+  int vfiles_fd;                /* the virtual files' directory (make_vfiles), or -1 */
+  bool systemd_cgroup;          /* --systemd-cgroup */
+  struct cgroup cg;
+  bool cg_made;
+  struct ephemeral eph; /* with --ephemeral: the overlay and the canaries' fanotify fd */
+};
+
+static void
+create_ctx_release (struct create_ctx *c)
+{
+  free (c->bundle);
+  free (c->rootfs);
+  free (c->config_text);
+  spec_free (c->spec);
+  namespaces_plan_release (&c->ns);
+  state_free (c->st);
+  ar_closep (&c->console);
+  sandbox_release (&c->sb);
+  for (int i = 0; i < FILTER__N; i++)
+    seccomp_prog_release (&c->progs[i]);
+  free (c->limits);
+  ar_closep (&c->vfiles_fd);
+  free (c->state_dir);
+  cgroup_release (&c->cg);
+  ephemeral_release (&c->eph);
+}
+
+static void
+warn_release (ar_error_t *err)
+{
+  cleanup_free char *text = ar_error_text (*err);
+  ar_warn ("%s", text);
+  ar_error_release (err);
+}
+
+static int
+resolve_bundle (const char *bundle, char **out, ar_error_t *err)
+{
+  char *abs = realpath (bundle ? bundle : ".", NULL);
+  if (abs == NULL)
+    return ar_make_error (err, errno, "bundle `%s`", bundle ? bundle : ".");
+  *out = abs;
+  return 0;
+}
+
+static int
+check_rootfs (struct create_ctx *c, ar_error_t *err)
+{
+  const char *p = c->spec->root.path;
+  cleanup_free char *path = p[0] == '/' ? xstrdup (p) : xasprintf ("%s/%s", c->bundle, p);
+  struct stat st;
+
+  if (stat (path, &st) < 0)
+    return ar_make_error (err, errno, "rootfs `%s`", path);
+  if (!S_ISDIR (st.st_mode))
+    return ar_make_error (err, ENOTDIR, "rootfs `%s`", path);
+  c->rootfs = realpath (path, NULL);
+  if (c->rootfs == NULL)
+    return ar_make_error (err, errno, "rootfs `%s`", path);
+  return 0;
+}
+
+static int
+check_process (const struct create_ctx *c, ar_error_t *err)
+{
+  const struct spec *s = c->spec;
+
+  if (!s->has_process)
+    return ar_make_error (err, 0, "config.json: process: is required to create a container");
+  /* runc's rule: a terminal must go somewhere once the runtime has exited.  */
+  if (s->process.terminal && c->o->console_socket == NULL && !c->foreground)
+    return ar_make_error (err, 0,
+                          "config.json: process.terminal needs --console-socket when the "
+                          "container is not run in the foreground");
+  if (!s->process.terminal && c->o->console_socket)
+    return ar_make_error (err, 0, "--console-socket needs process.terminal in config.json");
+  if (c->o->preserve_fds < 0)
+    return ar_make_error (err, 0, "--preserve-fds: must not be negative");
+  return 0;
+}
+
+static int
+load_config (struct create_ctx *c, ar_error_t *err)
+{
+  cleanup_free char *path = xasprintf ("%s/config.json", c->bundle);
+
+  if (ar_read_file (path, 0, &c->config_text, NULL, err) < 0)
+    return -1;
+  return spec_parse (c->config_text, "config.json", &c->spec, err);
+}
+
+/* A control the config asks for and this build cannot apply fails create: a sandbox must never
+   look confined when it is not.  */
+static int
+check_unsupported (const struct spec *s, ar_error_t *err)
+{
+  const char *what = NULL;
+
+  if (s->process.has_scheduler)
+    what = "process.scheduler";
+  else if (s->process.has_io_priority)
+    what = "process.ioPriority";
+  else if (s->process.exec_cpu_affinity_initial || s->process.exec_cpu_affinity_final)
+    what = "process.execCPUAffinity";
+  else if (s->linux_.n_net_devices > 0)
+    what = "linux.netDevices";
+  if (what)
+    return ar_make_error (err, ENOSYS, "config.json: %s: not supported yet", what);
+  return 0;
+}
+
+/* linux.seccomp.  A notify action needs the one listener a filter chain may have, which the
+   supervisor holds on the seccomp platform.  On the ptrace platform the listener is free, but
+   the kernel takes a notify over a trace when two filters answer one call: a rule notifying a
+   call the policy denies would hand it to that listener, which could let it run.  */
+static int
+prepare_oci_filter (struct create_ctx *c, ar_error_t *err)
+{
+  const struct spec_seccomp *sc = &c->spec->linux_.seccomp;
+
+  if (!c->spec->linux_.has_seccomp)
+    return 0;
+  if (seccomp_oci_compile (sc, &c->progs[FILTER_OCI], err) < 0)
+    return -1;
+  if (!c->progs[FILTER_OCI].notify)
+    return 0;
+  if (sc->listener_path == NULL || sc->listener_path[0] == '\0')
+    return ar_make_error (err, EINVAL,
+                          "config.json: linux.seccomp: SCMP_ACT_NOTIFY needs listenerPath");
+  if (c->sb.platform == PLATFORM_SECCOMP)
+    return ar_make_error (err, EBUSY,
+                          "config.json: linux.seccomp: SCMP_ACT_NOTIFY needs the seccomp listener, "
+                          "which agentrt's supervisor holds: use --platform none");
+  if (c->sb.platform == PLATFORM_PTRACE)
+    return ar_make_error (err, EINVAL,
+                          "config.json: linux.seccomp: SCMP_ACT_NOTIFY would take calls from "
+                          "agentrt's policy (a notify outranks its trace stops): use --platform "
+                          "none");
+  return 0;
+}
+
+/* agentrt's policy, compiled once here: the init (and every exec) only installs it.  */
+static int
+prepare_policy (struct create_ctx *c, ar_error_t *err)
+{
+  cleanup_close int rootfd = -1;
+  struct policy p;
+  int r;
+
+  if (prepare_oci_filter (c, err) < 0)
+    return -1;
+  if (c->sb.platform == PLATFORM_NONE)
+    return 0;
+  if (policy_init (&p, policy_native_table (), &c->sb.popts, err) < 0)
+    return -1;
+  /* The root may not exist before the first container: then compiled, and kept next time.  */
+  rootfd = open (c->state_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  r = policy_compile_cached (&p, rootfd, &c->progs[FILTER_POLICY], err);
+  policy_release (&p);
+  if (r < 0)
+    return -1;
+  if (c->sb.platform == PLATFORM_PTRACE && policy_to_trace (&c->progs[FILTER_POLICY], err) < 0)
+    return -1;
+  c->limits = xzalloc (sizeof *c->limits);
+  return vfiles_limits_from_spec (c->spec, c->limits, err);
+}
+
+/* An allowlist needs the broker (the supervisor) and a loopback-only network namespace.  */
+static int
+prepare_egress (struct create_ctx *c, ar_error_t *err)
+{
+  if (c->sb.egress == NULL)
+    return 0;
+  if (c->sb.platform == PLATFORM_NONE)
+    return ar_make_error (err, EINVAL, "%s: needs the supervisor's broker, not --platform none",
+                          c->sb.egress_from);
+  return egress_prepare_spec (c->spec, c->sb.egress_from, err);
+}
+
+/* Everything create checks before it touches the machine.  */
+/* The shorthands and the agent profile rewrite config.json before anything reads it: the
+   edited text is the one parsed, checked and kept in the state directory.  */
+static int
+apply_edits (struct create_ctx *c, const struct sandbox_flags *f, ar_error_t *err)
+{
+  struct profile_edits pe;
+  char *text = NULL;
+
+  if (sandbox_edits (&c->spec->annotations, f, &pe, err) < 0)
+    return -1;
+  if (!profile_edits_any (&pe))
+    return 0;
+  if (profile_apply (c->config_text, &pe, &text, err) < 0)
+    return -1;
+  free (c->config_text);
+  c->config_text = text;
+  spec_free (c->spec);
+  c->spec = NULL;
+  return spec_parse (c->config_text, "config.json", &c->spec, err);
+}
+
+/* --disk caps the config's writable tmpfs mounts that have no size of their own too: a tmpfs
+   is memory, and the cap is on everything the container may write.  */
+static void
+cap_tmpfs_mounts (struct spec *s, unsigned long long bytes)
+{
+  for (size_t i = 0; bytes && i < s->n_mounts; i++)
+    {
+      struct spec_mount *m = &s->mounts[i];
+      bool skip = m->type == NULL || strcmp (m->type, "tmpfs") != 0;
+      for (size_t k = 0; !skip && k < m->options.n; k++)
+        skip = strcmp (m->options.v[k], "ro") == 0 || ar_str_has_prefix (m->options.v[k], "size=");
+      if (skip)
+        continue;
+      m->options.v = xrealloc (m->options.v, (m->options.n + 2) * sizeof (char *));
+      m->options.v[m->options.n++] = xasprintf ("size=%llu", bytes);
+      m->options.v[m->options.n] = NULL;
+    }
+}
+
+static int
+prepare_create (struct create_ctx *c, ar_error_t *err)
+{
+  const struct ar_create_opts *o = c->o;
+  struct sandbox_flags f = { .platform = o->platform,
+                             .audit_log = o->audit_log,
+                             .net_allow = o->net_allow,
+                             .timeout = o->timeout,
+                             .disk = o->disk,
+                             .canary = o->canary,
+                             .memory = o->memory,
+                             .cpus = o->cpus,
+                             .pids = o->pids,
+                             .ephemeral = o->ephemeral,
+                             .agent = o->agent };
+
+  /* The allowlist may add a network namespace: before namespaces_plan.  */
+  if (state_check_id (c->id, err) < 0 || resolve_bundle (c->o->bundle, &c->bundle, err) < 0
+      || load_config (c, err) < 0 || apply_edits (c, &f, err) < 0 || check_rootfs (c, err) < 0
+      || check_process (c, err) < 0 || check_unsupported (c->spec, err) < 0
+      || sandbox_resolve (&c->spec->annotations, &f, &c->sb, err) < 0 || prepare_egress (c, err) < 0
+      || prepare_policy (c, err) < 0
+      || cgroup_resolve (c->spec, c->id, c->systemd_cgroup, &c->cg, err) < 0
+      || namespaces_plan (c->spec, &c->ns, err) < 0)
+    return -1;
+  /* The overlay is attached inside the init's mount namespace, which namespaces_plan has
+     made sure of.  */
+  if (c->sb.ephemeral)
+    cap_tmpfs_mounts (c->spec, c->sb.disk_bytes);
+  return 0;
+}
+
+static char *
+owner_name (void)
+{
+  struct passwd pw, *res = NULL;
+  char buf[1024];
+
+  if (getpwuid_r (geteuid (), &pw, buf, sizeof buf, &res) == 0 && res)
+    return xstrdup (pw.pw_name);
+  return xasprintf ("%d", (int) geteuid ());
+}
+
+static struct state *
+new_state (const struct create_ctx *c)
+{
+  struct state *s = xzalloc (sizeof *s);
+  struct timespec now;
+  const struct spec_map *a = &c->spec->annotations;
+
+  clock_gettime (CLOCK_REALTIME, &now);
+  s->id = xstrdup (c->id);
+  s->status = STATE_CREATING;
+  s->bundle = xstrdup (c->bundle);
+  s->rootfs = xstrdup (c->rootfs);
+  s->created = ar_time_rfc3339 (&now);
+  s->owner = owner_name ();
+  s->own_pidns = c->ns.new_ns[SPEC_NS_PID];
+  s->platform = xstrdup (sandbox_platform_name (c->sb.platform));
+  s->annotations.items = xzalloc ((a->n + 1) * sizeof *a->items);
+  for (size_t i = 0; i < a->n; i++)
+    {
+      s->annotations.items[i].key = xstrdup (a->items[i].key);
+      s->annotations.items[i].value = xstrdup (a->items[i].value);
+    }
+  s->annotations.n = a->n;
+  return s;
+}
+
+/* runc passes systemd socket activation on: LISTEN_FDS fds after stdio, and LISTEN_PID=1.  */
+static int
+listen_fds (void)
+{
+  long long n = 0;
+  const char *v = getenv ("LISTEN_FDS");
+  return v && ar_parse_int64 (v, 1, 4096, &n) ? (int) n : 0;
+}
+
+static char **
+workload_env (const struct spec_process *p, int n_listen)
+{
+  size_t n = p->env.n;
+  char **env = xzalloc ((n + 3) * sizeof *env);
+
+  for (size_t i = 0; i < n; i++)
+    env[i] = xstrdup (p->env.v[i]);
+  if (n_listen > 0)
+    {
+      env[n++] = xasprintf ("LISTEN_FDS=%d", n_listen);
+      env[n++] = xstrdup ("LISTEN_PID=1");
+    }
+  return env;
+}
+
+static char *
+state_json_with (struct state *s, pid_t pid, enum state_status status)
+{
+  enum state_status saved = s->status;
+  pid_t saved_pid = s->pid;
+  char *json;
+
+  s->status = status;
+  s->pid = pid;
+  json = state_to_oci_json (s, NULL);
+  s->status = saved;
+  s->pid = saved_pid;
+  return json;
+}
+
+/* process_runtime_hooks_fn: prestart and createRuntime run here, in the runtime's namespaces.  */
+static int
+runtime_hooks (pid_t init_pid, void *data, char **creating, char **created, ar_error_t *err)
+{
+  struct create_ctx *c = data;
+  const struct spec_hook_list *h = c->spec->hooks;
+
+  *creating = state_json_with (c->st, init_pid, STATE_CREATING);
+  *created = state_json_with (c->st, init_pid, STATE_CREATED);
+  if (hooks_run (&h[SPEC_HOOK_PRESTART], "prestart", *creating, err) < 0
+      || hooks_run (&h[SPEC_HOOK_CREATE_RUNTIME], "createRuntime", *creating, err) < 0)
+    return -1;
+  return 0;
+}
+
+int
+container_write_pid_file (const char *path, pid_t pid, ar_error_t *err)
+{
+  cleanup_free char *dir = NULL;
+  cleanup_free char *text = xasprintf ("%d", (int) pid);
+  cleanup_close int dirfd = -1;
+  const char *slash = strrchr (path, '/');
+
+  dir = slash ? xstrndup (path, slash == path ? 1 : (size_t) (slash - path)) : xstrdup (".");
+  dirfd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dirfd < 0)
+    return ar_make_error (err, errno, "pid file directory `%s`", dir);
+  if (ar_replace_file (dirfd, slash ? slash + 1 : path, text, strlen (text), 0644, err) < 0)
+    return ar_error_wrap (err, "write pid file `%s`", path);
+  return 0;
+}
+
+/* Each virtual file as a detached read-only bind mount (open_tree with OPEN_TREE_CLONE, as
+   runc 1.2 passes bind sources): the init attaches it with move_mount, whatever user
+   namespace it is in by then and although it cannot reach the state directory itself.  */
+static int
+open_vfile (int dirfd, const char *name, ar_error_t *err)
+{
+  struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV
+                                         | MOUNT_ATTR_NOEXEC };
+  int fd = (int) syscall (SYS_open_tree, dirfd, name, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+
+  if (fd < 0)
+    return ar_make_error (err, errno, "open_tree `%s`", name);
+  if (syscall (SYS_mount_setattr, fd, "", AT_EMPTY_PATH, &attr, sizeof attr) < 0)
+    {
+      int e = errno;
+      close (fd);
+      return ar_make_error (err, e, "make the bind of `%s` read-only", name);
+    }
+  return fd;
+}
+
+static int
+open_vfiles (int dirfd, int fds[VF__N], ar_error_t *err)
+{
+  for (int i = 0; i < VF__N; i++)
+    {
+      fds[i] = open_vfile (dirfd, vfile_name ((enum vfile) i), err);
+      if (fds[i] < 0)
+        {
+          while (i-- > 0)
+            close (fds[i]);
+          return -1;
+        }
+    }
+  return 0;
+}
+
+/* A tmpfs mounted nowhere (fsmount): its root, or -1 with errno.  16 MiB at most, though the
+   files take a few KiB: /proc/cpuinfo and /proc/stat grow with the CPUs shown (~1.5 KiB each
+   for cpuinfo), and a host with thousands must still fit.  */
+static int
+detached_tmpfs (void)
+{
+  cleanup_close int fs = (int) syscall (SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC);
+
+  if (fs < 0 || syscall (SYS_fsconfig, fs, FSCONFIG_SET_STRING, "size", "16m", 0) < 0
+      || syscall (SYS_fsconfig, fs, FSCONFIG_SET_STRING, "mode", "0755", 0) < 0
+      || syscall (SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+    return -1;
+  return (int) syscall (SYS_fsmount, fs, FSMOUNT_CLOEXEC,
+                        MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+}
+
+/* The supervisor's virtual files, and a detached read-only bind mount of each for the init;
+   c->vfiles_fd gets their directory, which the supervisor keeps current.  They are written in
+   a tmpfs of their own that is mounted nowhere: on a disk-backed --root, creating the seven
+   files took 0.6-5 ms of each create here (ext4), removing them more at delete, and the
+   supervisor's rewrites each second touched the disk; the tmpfs goes when its last bind mount
+   and fd do.  A kernel that will not clone a file of a mount that is not attached (EINVAL:
+   older kernels refuse open_tree on a detached mount) gets them in the state directory, as
+   before.  */
+static int
+make_vfiles (struct create_ctx *c, int fds[VF__N], ar_error_t *err)
+{
+  cleanup_free char *dir = NULL;
+  int tmpfs = detached_tmpfs ();
+  ar_error_t why = NULL;
+
+  if (tmpfs >= 0)
+    {
+      c->vfiles_fd = tmpfs;
+      if (vfiles_write_at (tmpfs, c->limits, err) < 0)
+        return -1;
+      if (open_vfiles (tmpfs, fds, &why) == 0)
+        return 0;
+      ar_debug ("virtual files: not in a detached tmpfs: %s", why->msg);
+      ar_error_release (&why);
+      ar_closep (&c->vfiles_fd);
+    }
+  dir = xasprintf ("%s/%s", c->state_dir, SUPERVISOR_VFILES_DIR);
+  if (vfiles_write_all (dir, c->limits, err) < 0)
+    return -1;
+  c->vfiles_fd = open (dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (c->vfiles_fd < 0)
+    return ar_make_error (err, errno, "open `%s`", dir);
+  return open_vfiles (c->vfiles_fd, fds, err);
+}
+
+/* The host ids of the container's root: planted files belong to it.  */
+static void
+container_root_ids (const struct spec_linux *l, uid_t *uid, gid_t *gid)
+{
+  *uid = 0;
+  *gid = 0;
+  for (size_t i = 0; i < l->n_uid_mappings; i++)
+    if (l->uid_mappings[i].container_id == 0)
+      *uid = l->uid_mappings[i].host_id;
+  for (size_t i = 0; i < l->n_gid_mappings; i++)
+    if (l->gid_mappings[i].container_id == 0)
+      *gid = l->gid_mappings[i].host_id;
+}
+
+static int
+make_ephemeral (struct create_ctx *c, ar_error_t *err)
+{
+  struct ephemeral_cfg ec
+      = { .rootfs = c->rootfs, .disk_bytes = c->sb.disk_bytes, .canaries = c->sb.canaries };
+
+  if (c->ns.new_ns[SPEC_NS_USER])
+    container_root_ids (&c->spec->linux_, &ec.root_uid, &ec.root_gid);
+  return ephemeral_make (&ec, &c->eph, err);
+}
+
+static int
+spawn (struct create_ctx *c, int dirfd, int cgroup_fd, struct process_result *res, ar_error_t *err)
+{
+  cleanup_close int fifo = -1;
+  cleanup_strv char **env = NULL;
+  int vfile_fds[VF__N];
+  cleanup_close int hosts_fd = -1;
+  int n_listen = listen_fds ();
+  int ret;
+  struct process_init_cfg cfg = { .spec = c->spec,
+                                  .bundle = c->bundle,
+                                  .rootfs = c->rootfs,
+                                  .ns = &c->ns,
+                                  .no_pivot = c->o->no_pivot,
+                                  .no_new_keyring = c->o->no_new_keyring,
+                                  .cgroup_fd = cgroup_fd };
+
+  for (int i = 0; i < FILTER__N; i++)
+    cfg.filters[i] = c->progs[i].insns ? &c->progs[i] : NULL;
+  if (c->sb.egress && c->sb.egress->names)
+    {
+      hosts_fd = egress_open_hosts (dirfd, c->state_dir, c->sb.egress, err);
+      if (hosts_fd < 0)
+        return -1;
+      cfg.hosts_fd = &hosts_fd;
+    }
+  if (c->sb.ephemeral && make_ephemeral (c, err) < 0)
+    return -1;
+  cfg.overlay_fd = c->eph.overlay_fd;
+  if (mkfifoat (dirfd, EXEC_FIFO, 0600) < 0)
+    return ar_make_error (err, errno, "create the exec fifo");
+  /* O_RDWR never blocks on a fifo; the init then blocks in read until start writes.  */
+  fifo = openat (dirfd, EXEC_FIFO, O_RDWR | O_CLOEXEC);
+  if (fifo < 0)
+    return ar_make_error (err, errno, "open the exec fifo");
+  /* Last before the spawn, which closes them on every path.  */
+  if (c->limits)
+    {
+      if (make_vfiles (c, vfile_fds, err) < 0)
+        return -1;
+      cfg.vfile_fds = vfile_fds;
+    }
+  env = workload_env (&c->spec->process, n_listen);
+  cfg.fifo_fd = fifo;
+  cfg.env = env;
+  cfg.extra_fds = c->o->preserve_fds + n_listen;
+  ret = process_spawn_init (&cfg, runtime_hooks, c, res, err);
+  for (int i = 0; cfg.vfile_fds && i < VF__N; i++)
+    close (vfile_fds[i]);
+  /* The init holds the overlay now (or failed): ours would only keep the layers alive.  */
+  ar_closep (&c->eph.overlay_fd);
+  return ret;
+}
+
+/* Where the supervisor reads the limits it shows (vfiles): on cgroup v2 the one directory; on
+   v1 each controller's (hybrid: the cgroup2 one holds none of them).  */
+static struct vfiles_cgroup
+limit_dirs (const struct cgroup *cg)
+{
+  if (cg->layout == CGROUP_V2)
+    return (struct vfiles_cgroup){ cg->unified, cg->unified, cg->unified };
+  return (struct vfiles_cgroup){ cg->memory, cg->cpu, cg->cpuset };
+}
+
+static int
+start_supervisor (struct create_ctx *c, pid_t init, int listener, bool trace, ar_error_t *err)
+{
+  cleanup_free char *audit
+      = c->sb.audit_path ? xstrdup (c->sb.audit_path) : xasprintf ("%s/audit.jsonl", c->state_dir);
+  struct supervisor_cfg sc = { .id = c->id,
+                               .state_dir = c->state_dir,
+                               .audit_path = audit,
+                               .uname_release = c->sb.uname_release,
+                               .popts = c->sb.popts,
+                               .limits = c->limits,
+                               .init_pid = init,
+                               .own_pidns = c->ns.new_ns[SPEC_NS_PID],
+                               .cgroup_dirs = c->st->cgroup_dirs,
+                               .limit_dirs = limit_dirs (&c->cg),
+                               .egress = c->sb.egress,
+                               .notify_fd = listener,
+                               .trace = trace,
+                               .timeout_ms = c->sb.timeout_ms,
+                               .canary_fd = c->eph.fanotify_fd,
+                               .vfiles_fd = c->vfiles_fd,
+                               .canaries = c->eph.canaries,
+                               .n_canaries = c->eph.n_canaries };
+
+  if (supervisor_start (&sc, &c->sv_pid, err) < 0)
+    return -1;
+  c->st->sv_pid = c->sv_pid;
+  c->st->sv_start = state_proc_start_time (c->sv_pid);
+  c->st->audit_log = steal_ptr (&audit);
+  return 0;
+}
+
+/* The init is born in the container's cgroups: the runtime moves itself there for the clone
+   and back at once, so the init is never outside them, not even before it unshares its cgroup
+   namespace (whose root is then the container's cgroup).  The supervisor, forked later, stays
+   out: pause must not freeze it.  */
+struct spawn_args
+{
+  struct create_ctx *c;
+  int dirfd;
+  struct process_result *res;
+};
+
+static int
+spawn_fn (void *data, int cgroup_fd, ar_error_t *err)
+{
+  struct spawn_args *a = data;
+  return spawn (a->c, a->dirfd, cgroup_fd, a->res, err);
+}
+
+static int
+spawn_in_cgroup (struct create_ctx *c, int dirfd, struct process_result *res, ar_error_t *err)
+{
+  struct spawn_args a = { c, dirfd, res };
+
+  if (cgroup_create (&c->cg, &c->spec->linux_.resources, err) < 0)
+    return -1;
+  c->cg_made = true;
+  if (cgroup_allow_devices (&c->cg, &c->spec->linux_.resources, c->spec->linux_.devices,
+                            c->spec->linux_.n_devices, err)
+      < 0)
+    return -1;
+  c->st->cgroup_dirs = xzalloc ((c->cg.n + 1) * sizeof (char *));
+  for (size_t i = 0; i < c->cg.n; i++)
+    c->st->cgroup_dirs[i] = xstrdup (c->cg.dirs[i]);
+  /* Recorded before anything runs in them: a create killed from here on leaves a state that
+     delete can clean up, cgroups included.  */
+  if (state_save (dirfd, c->st, err) < 0)
+    return -1;
+  return cgroup_run_inside (&c->cg, spawn_fn, &a, err);
+}
+
+/* What the init left us: its pty master, and its filters' listeners.  */
+static int
+take_result (struct create_ctx *c, struct process_result *r, ar_error_t *err)
+{
+  int ret = 0;
+
+  c->console = r->console;
+  if (r->listener[FILTER_POLICY] >= 0)
+    ret = start_supervisor (c, r->pid, r->listener[FILTER_POLICY], false, err);
+  else if (c->progs[FILTER_POLICY].trace)
+    ret = start_supervisor (c, r->pid, -1, true, err); /* it attaches before start releases */
+  else if (c->progs[FILTER_POLICY].insns)
+    ret = ar_make_error (err, 0, "container init sent no seccomp listener");
+  else if (c->sb.timeout_ms > 0)
+    ret = start_supervisor (c, r->pid, -1, false, err); /* the watchdog alone keeps the deadline */
+  if (ret == 0 && r->listener[FILTER_OCI] >= 0)
+    {
+      cleanup_free char *json = state_json_with (c->st, r->pid, STATE_CREATING);
+      ret = seccomp_oci_send_listener (&c->spec->linux_.seccomp, r->listener[FILTER_OCI], json,
+                                       err);
+    }
+  for (int i = 0; i < FILTER__N; i++)
+    ar_closep (&r->listener[i]);
+  return ret;
+}
+
+/* The absolute path of ROOT/ID, for the supervisor and the init's bind mounts.  */
+static int
+state_dir_path (int dirfd, char **out, ar_error_t *err)
+{
+  char link[64], buf[PATH_MAX];
+  ssize_t n;
+
+  snprintf (link, sizeof link, "/proc/self/fd/%d", dirfd);
+  n = readlink (link, buf, sizeof buf - 1);
+  if (n < 0)
+    return ar_make_error (err, errno, "resolve the state directory");
+  buf[n] = '\0';
+  *out = xstrdup (buf);
+  return 0;
+}
+
+/* From the state directory on: the init, then its state and pid file.  */
+static int
+create_in (struct create_ctx *c, int dirfd, pid_t *pid_out, ar_error_t *err)
+{
+  struct process_result res = { 0, -1, { -1, -1 } };
+  pid_t pid = 0;
+
+  c->st = new_state (c);
+  /* state.json first: the window in which the directory has none is as short as it can be.  */
+  if (state_save (dirfd, c->st, err) < 0
+      || ar_replace_file (dirfd, CONFIG_COPY, c->config_text, strlen (c->config_text), 0600, err)
+             < 0
+      || state_dir_path (dirfd, &c->state_dir, err) < 0
+      || spawn_in_cgroup (c, dirfd, &res, err) < 0)
+    return -1;
+  pid = res.pid;
+  if (take_result (c, &res, err) < 0)
+    {
+      (void) kill (pid, SIGKILL);
+      return -1;
+    }
+  c->st->pid = pid;
+  c->st->pid_start = state_proc_start_time (pid);
+  c->st->status = STATE_CREATED;
+  if (state_save (dirfd, c->st, err) < 0
+      || (c->o->pid_file && container_write_pid_file (c->o->pid_file, pid, err) < 0)
+      || (c->o->console_socket
+          && console_send_to_socket (c->o->console_socket, c->console, err) < 0))
+    {
+      (void) kill (pid, SIGKILL);
+      return -1;
+    }
+  if (c->o->console_socket)
+    ar_closep (&c->console);
+  *pid_out = pid;
+  return 0;
+}
+
+#define cleanup_create_ctx __attribute__ ((cleanup (create_ctx_release)))
+
+/* Whatever is left in the cgroups is killed, then they are removed; errors are warnings, as
+   the error in hand (or the delete) is the one to report.  */
+static void
+remove_cgroup (const struct cgroup *cg)
+{
+  ar_error_t e = NULL;
+
+  if (cgroup_signal_all (cg, SIGKILL, &e) < 0 || cgroup_destroy (cg, &e) < 0)
+    warn_release (&e);
+}
+
+/* foreground: `run` without --detach, which keeps the pty master (*console) to proxy it.  */
+static int
+create_container (const struct ar_globals *g, const char *id, const struct ar_create_opts *o,
+                  bool foreground, pid_t *pid, int *console, ar_error_t *err)
+{
+  cleanup_create_ctx struct create_ctx c = {
+    .id = id,
+    .o = o,
+    .foreground = foreground,
+    .console = -1,
+    .systemd_cgroup = g->systemd_cgroup,
+    .state_root = container_root (g),
+  };
+  cleanup_close int rootfd = -1;
+  cleanup_close int dirfd = -1;
+
+  for (size_t i = 0; i < SPEC_NS_N; i++)
+    c.ns.join_fd[i] = -1;
+  c.eph.overlay_fd = c.eph.fanotify_fd = -1;
+  c.vfiles_fd = -1;
+  if (prepare_create (&c, err) < 0)
+    return -1;
+  rootfd = state_root_open (container_root (g), true, err);
+  if (rootfd < 0)
+    return -1;
+  dirfd = state_dir_create (rootfd, id, err);
+  if (dirfd < 0)
+    return -1;
+  if (create_in (&c, dirfd, pid, err) < 0)
+    {
+      if (c.sv_pid > 0)
+        supervisor_stop (c.sv_pid, state_proc_start_time (c.sv_pid));
+      if (c.cg_made)
+        remove_cgroup (&c.cg);
+      (void) state_dir_remove (rootfd, id, NULL); /* the error in hand is the one to report */
+      return -1;
+    }
+  *console = steal_fd (&c.console);
+  return 0;
+}
+
+int
+ar_container_create (const struct ar_globals *g, const char *id, const struct ar_create_opts *o,
+                     ar_error_t *err)
+{
+  pid_t pid;
+  int console = -1;
+  return create_container (g, id, o, false, &pid, &console, err);
+}
+
+/* A failing poststart or poststop hook is a warning, and the hooks after it still run: the
+   runtime-spec says the remaining hooks and the lifecycle go on.  */
+static void
+run_hooks_warn (int dirfd, struct state *s, enum spec_hook_kind kind, const char *name)
+{
+  cleanup_spec struct spec *spec = NULL;
+  cleanup_free char *json = NULL;
+  ar_error_t err = NULL;
+
+  if (container_load_config (dirfd, &spec, &err) < 0)
+    {
+      warn_release (&err);
+      return;
+    }
+  json = state_to_oci_json (s, NULL);
+  for (size_t i = 0; i < spec->hooks[kind].n; i++)
+    {
+      struct spec_hook_list one = { &spec->hooks[kind].items[i], 1 };
+      if (hooks_run (&one, name, json, &err) < 0)
+        warn_release (&err);
+    }
+}
+
+static int
+release_init (int dirfd, const char *id, ar_error_t *err)
+{
+  cleanup_close int fifo = openat (dirfd, EXEC_FIFO, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+
+  /* ENXIO: nobody reads it, so the init has gone.  */
+  if (fifo < 0)
+    return ar_make_error (err, errno == ENXIO ? 0 : errno, "start container `%s`: %s", id,
+                          errno == ENXIO ? "its init has exited" : "open the exec fifo");
+  if (write (fifo, "0", 1) != 1)
+    return ar_make_error (err, errno, "start container `%s`: write the exec fifo", id);
+  (void) unlinkat (dirfd, EXEC_FIFO, 0); /* the init holds its own fd */
+  return 0;
+}
+
+static int
+start_locked (int dirfd, struct state *s, ar_error_t *err)
+{
+  if (s->status != STATE_CREATED)
+    return ar_make_error (err, 0, "cannot start container `%s`: it is %s, not created", s->id,
+                          state_status_name (s->status));
+  if (release_init (dirfd, s->id, err) < 0)
+    return -1;
+  s->status = STATE_RUNNING;
+  if (state_save (dirfd, s, err) < 0)
+    return -1;
+  run_hooks_warn (dirfd, s, SPEC_HOOK_POSTSTART, "poststart");
+  return 0;
+}
+
+int
+ar_container_start (const struct ar_globals *g, const char *id, ar_error_t *err)
+{
+  cleanup_state struct state *s = NULL;
+  cleanup_close int dirfd = -1;
+
+  if (container_load_locked (g, id, true, &dirfd, &s, err) < 0)
+    return -1;
+  return start_locked (dirfd, s, err);
+}
+
+static int
+pidfd_open_checked (const struct state *s, ar_error_t *err)
+{
+  int fd = (int) syscall (SYS_pidfd_open, s->pid, 0);
+
+  if (fd < 0)
+    return ar_make_error (err, errno, "container `%s`: open its init (pid %d)", s->id,
+                          (int) s->pid);
+  /* The pid may have been reused between the state check and pidfd_open.  */
+  if (state_proc_start_time (s->pid) != s->pid_start)
+    {
+      close (fd);
+      return ar_make_error (err, ESRCH, "container `%s`: its init has exited", s->id);
+    }
+  return fd;
+}
+
+static bool
+same_ns (const char *path, const struct stat *want)
+{
+  struct stat st;
+  return stat (path, &st) == 0 && st.st_ino == want->st_ino && st.st_dev == want->st_dev;
+}
+
+/* The init's pid namespace, if the container created it (then it holds only the container; a
+   joined one may be a whole pod's).  */
+static int
+own_pidns (const struct state *s, struct stat *ns, ar_error_t *err)
+{
+  char path[64];
+
+  if (!s->own_pidns)
+    return 0;
+  snprintf (path, sizeof path, "/proc/%d/ns/pid", (int) s->pid);
+  if (stat (path, ns) < 0)
+    return ar_make_error (err, errno, "container `%s`: its pid namespace", s->id);
+  return same_ns ("/proc/self/ns/pid", ns) ? 0 : 1;
+}
+
+/* kill --all: every process of the pid namespace.  Without a pid namespace of its own only the
+   init is signalled; its other processes are found through the cgroup (issue 8).  */
+static int
+signal_pidns (const struct state *s, int sig, ar_error_t *err)
+{
+  struct stat ns;
+  DIR *d;
+  struct dirent *de;
+  int own = own_pidns (s, &ns, err);
+
+  if (own <= 0)
+    return own;
+  d = opendir ("/proc");
+  if (d == NULL)
+    return ar_make_error (err, errno, "read /proc");
+  while ((de = readdir (d)) != NULL)
+    {
+      char path[300];
+      long long pid;
+      if (!ar_parse_int64 (de->d_name, 1, INT_MAX, &pid) || pid == s->pid)
+        continue;
+      snprintf (path, sizeof path, "/proc/%s/ns/pid", de->d_name);
+      if (same_ns (path, &ns))
+        (void) kill ((pid_t) pid, sig); /* may have exited meanwhile */
+    }
+  closedir (d);
+  return 0;
+}
+
+/* kill --all: every process in the container's cgroups, or without cgroups in its own pid
+   namespace.  */
+static int
+signal_all (const struct state *s, int sig, ar_error_t *err)
+{
+  struct cgroup cg;
+  int r;
+
+  if (s->cgroup_dirs == NULL)
+    return signal_pidns (s, sig, err);
+  if (cgroup_from_dirs (s->cgroup_dirs, &cg, err) < 0)
+    return -1;
+  r = cgroup_signal_all (&cg, sig, err);
+  cgroup_release (&cg);
+  return r;
+}
+
+/* kill --all of a stopped container, as runc: what its init left in its cgroups (possible
+   without a pid namespace of its own) is signalled, and a cgroup already gone is no error.
+   containerd's shim sends it after such an init exits and when a pod sandbox stops.  The init's
+   pid is not used: it may be another process's by now.  */
+static int
+signal_left (const struct state *s, int sig, ar_error_t *err)
+{
+  struct cgroup cg;
+  ar_error_t cerr = NULL;
+  int r;
+
+  if (s->cgroup_dirs == NULL)
+    return 0;
+  if (cgroup_from_dirs (s->cgroup_dirs, &cg, err) < 0)
+    return -1;
+  r = cgroup_signal_all (&cg, sig, &cerr);
+  cgroup_release (&cg);
+  if (r < 0 && cerr->status == ENOENT)
+    {
+      ar_error_release (&cerr);
+      return 0;
+    }
+  if (r < 0)
+    *err = cerr;
+  return r;
+}
+
+static int
+signal_container (const struct state *s, int sig, bool all, ar_error_t *err)
+{
+  cleanup_close int pidfd = pidfd_open_checked (s, err);
+
+  if (pidfd < 0)
+    return -1;
+  if (all && signal_all (s, sig, err) < 0)
+    return -1;
+  if (syscall (SYS_pidfd_send_signal, pidfd, sig, NULL, 0) < 0 && errno != ESRCH)
+    return ar_make_error (err, errno, "container `%s`: send signal %d", s->id, sig);
+  return 0;
+}
+
+/* On cgroup v1 a frozen task dies of SIGKILL only once thawed: like runc, a SIGKILL to a paused
+   container thaws it (containerd's shim kills a paused task with a plain `kill ID 9`).  */
+static void
+thaw_killed (const struct state *s)
+{
+  struct cgroup cg;
+
+  if (s->cgroup_dirs == NULL || cgroup_from_dirs (s->cgroup_dirs, &cg, NULL) < 0)
+    return;
+  (void) cgroup_freeze (&cg, false, NULL);
+  cgroup_release (&cg);
+}
+
+int
+ar_container_kill (const struct ar_globals *g, const char *id, int sig, bool all, ar_error_t *err)
+{
+  cleanup_state struct state *s = NULL;
+  cleanup_close int dirfd = -1;
+
+  if (container_load_locked (g, id, false, &dirfd, &s, err) < 0)
+    return -1;
+  if (s->status == STATE_STOPPED && all)
+    return signal_left (s, sig, err);
+  if (s->status == STATE_STOPPED)
+    return ar_make_error (err, 0, "cannot kill container `%s`: container not running", id);
+  if (signal_container (s, sig, all, err) < 0)
+    return -1;
+  if (sig == SIGKILL && s->status == STATE_PAUSED)
+    thaw_killed (s);
+  return 0;
+}
+
+/* Wait for a process that is not our child; true once it has gone.  */
+static bool
+wait_gone (const struct state *s, int timeout_ms)
+{
+  cleanup_close int pidfd = (int) syscall (SYS_pidfd_open, s->pid, 0);
+  struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+  if (pidfd < 0 || state_proc_start_time (s->pid) != s->pid_start)
+    return true;
+  return poll (&p, 1, timeout_ms) == 1;
+}
+
+static int
+kill_and_wait (struct state *s, ar_error_t *err)
+{
+  ar_error_t serr = NULL;
+
+  /* A create that died before it spawned the init left pid 0: nothing to kill.  */
+  if (s->pid <= 0)
+    {
+      s->status = STATE_STOPPED;
+      return 0;
+    }
+  if (signal_container (s, SIGKILL, true, &serr) < 0)
+    {
+      if (serr->status != ESRCH)
+        {
+          *err = serr;
+          return -1;
+        }
+      ar_error_release (&serr); /* gone already */
+    }
+  if (!wait_gone (s, 10000))
+    return ar_make_error (err, ETIMEDOUT, "container `%s`: its init did not die", s->id);
+  s->status = STATE_STOPPED;
+  return 0;
+}
+
+/* Processes that left the init's pid namespace, or outlived a stopped init, are in the cgroup
+   still: killed before it is removed.  */
+static int
+destroy_cgroups (const struct state *s, ar_error_t *err)
+{
+  struct cgroup cg;
+  int r;
+
+  if (cgroup_from_dirs (s->cgroup_dirs, &cg, err) < 0)
+    return -1;
+  r = cgroup_signal_all (&cg, SIGKILL, err) < 0 ? -1 : cgroup_destroy (&cg, err);
+  cgroup_release (&cg);
+  return r;
+}
+
+static int
+delete_locked (const struct ar_globals *g, int dirfd, struct state *s, bool force, ar_error_t *err)
+{
+  cleanup_close int rootfd = -1;
+  bool live = s->status == STATE_RUNNING || s->status == STATE_PAUSED;
+
+  if (live && !force)
+    return ar_make_error (err, 0, "cannot delete container `%s` that is not stopped: %s", s->id,
+                          state_status_name (s->status));
+  /* A created container is killed without --force, as runc does.  A creating one whose lock we
+     hold has lost its creator.  */
+  if (s->status != STATE_STOPPED && kill_and_wait (s, err) < 0)
+    return -1;
+  supervisor_stop (s->sv_pid, s->sv_start);
+  if (s->cgroup_dirs && destroy_cgroups (s, err) < 0)
+    return -1;
+  run_hooks_warn (dirfd, s, SPEC_HOOK_POSTSTOP, "poststop");
+  rootfd = state_root_open (container_root (g), false, err);
+  if (rootfd < 0)
+    return -1;
+  return state_dir_remove (rootfd, s->id, err);
+}
+
+/* A create killed before it wrote state.json (containerd kills a runtime that times out) leaves
+   a directory that would block its id forever; once its lock is free, nothing owns it.  */
+static int
+remove_half_made (int rootfd, const char *id, ar_error_t *err)
+{
+  cleanup_close int dirfd = state_dir_lock (rootfd, id, true, err);
+
+  if (dirfd < 0)
+    return -1;
+  if (state_exists (rootfd, id))
+    return 1; /* the create finished meanwhile */
+  return state_dir_remove (rootfd, id, err);
+}
+
+int
+ar_container_delete (const struct ar_globals *g, const char *id, bool force, ar_error_t *err)
+{
+  cleanup_state struct state *s = NULL;
+  cleanup_close int dirfd = -1;
+  cleanup_close int rootfd = -1;
+  int r;
+
+  if (state_check_id (id, err) < 0)
+    return -1;
+  rootfd = open (container_root (g), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (rootfd >= 0 && faccessat (rootfd, id, F_OK, AT_SYMLINK_NOFOLLOW) == 0
+      && !state_exists (rootfd, id))
+    {
+      r = remove_half_made (rootfd, id, err);
+      if (r <= 0)
+        return r;
+    }
+  if (force && (rootfd < 0 || !state_exists (rootfd, id)))
+    return 0;
+  if (container_load_locked (g, id, true, &dirfd, &s, err) < 0)
+    {
+      /* Another delete --force won the race: the container is gone, which is what we want.  */
+      if (force && !state_exists (rootfd, id))
+        {
+          ar_error_release (err);
+          return 0;
+        }
+      return -1;
+    }
+  return delete_locked (g, dirfd, s, force, err);
+}
+
+static int
+run_foreground (const struct ar_globals *g, const char *id, const struct ar_create_opts *o, int sfd,
+                ar_error_t *err)
+{
+  pid_t pid = 0;
+  int status;
+  ar_error_t derr = NULL;
+  cleanup_close int console = -1;
+
+  if (create_container (g, id, o, !o->detach, &pid, &console, err) < 0)
+    return -1;
+  if (ar_container_start (g, id, err) < 0)
+    {
+      (void) ar_container_delete (g, id, true, NULL);
+      return -1;
+    }
+  if (o->detach)
+    return 0;
+  status = console >= 0 ? console_proxy_wait (console, sfd, pid, err)
+                        : wait_forwarding (sfd, pid, err);
+  if (status < 0 || o->keep)
+    return status;
+  if (ar_container_delete (g, id, true, &derr) < 0)
+    warn_release (&derr);
+  return status;
+}
+
+int
+ar_container_run (const struct ar_globals *g, const char *id, const struct ar_create_opts *o,
+                  ar_error_t *err)
+{
+  sigset_t set;
+  cleanup_close int sfd = -1;
+  int ret;
+
+  /* The init is our child; anything it leaves behind outside a pid namespace is reparented to
+     us and reaped here.  */
+  if (prctl (PR_SET_CHILD_SUBREAPER, 1) < 0)
+    return ar_make_error (err, errno, "become a subreaper");
+  sfd = wait_block_signals (&set, err);
+  if (sfd < 0)
+    return -1;
+  ret = run_foreground (g, id, o, sfd, err);
+  (void) sigprocmask (SIG_UNBLOCK, &set, NULL);
+  return ret;
+}

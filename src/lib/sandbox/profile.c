@@ -1,0 +1,372 @@
+/* config.json edits: a copy of the document in which some paths get new values.  An edit names
+   its path with '/' between keys (annotation keys have dots); objects on the way that the
+   document lacks are made.  */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "sandbox/profile.h"
+#include "utils.h"
+
+struct edit
+{
+  char *path;
+  char *raw; /* JSON text of the new value */
+  bool done;
+};
+
+struct edits
+{
+  struct edit *v;
+  size_t n;
+};
+
+static void
+edits_add (struct edits *e, const char *path, char *raw)
+{
+  e->v = xrealloc (e->v, (e->n + 1) * sizeof *e->v);
+  e->v[e->n++] = (struct edit){ xstrdup (path), raw, false };
+}
+
+static void
+edits_release (struct edits *e)
+{
+  for (size_t i = 0; i < e->n; i++)
+    {
+      free (e->v[i].path);
+      free (e->v[i].raw);
+    }
+  free (e->v);
+}
+
+static struct edit *
+find_exact (struct edits *e, const char *path)
+{
+  for (size_t i = 0; i < e->n; i++)
+    if (!e->v[i].done && strcmp (e->v[i].path, path) == 0)
+      return &e->v[i];
+  return NULL;
+}
+
+/* An edit below `path` ("a/b" is below "a").  */
+static bool
+has_below (const struct edits *e, const char *path)
+{
+  size_t n = strlen (path);
+  for (size_t i = 0; i < e->n; i++)
+    if (!e->v[i].done && strncmp (e->v[i].path, path, n) == 0 && e->v[i].path[n] == '/')
+      return true;
+  return false;
+}
+
+static void
+copy_node (struct ar_json *j, const struct ar_jnode *n)
+{
+  switch (ar_jtype (n))
+    {
+    case AR_J_NULL:
+      ar_json_null (j);
+      break;
+    case AR_J_BOOL:
+      ar_json_bool (j, ar_jbool (n));
+      break;
+    case AR_J_NUMBER:
+      ar_json_raw (j, ar_jnum_text (n));
+      break;
+    case AR_J_STRING:
+      ar_json_str (j, ar_jstr (n));
+      break;
+    case AR_J_ARRAY:
+      ar_json_arr_open (j);
+      for (size_t i = 0; i < ar_jlen (n); i++)
+        copy_node (j, ar_jat (n, i));
+      ar_json_arr_close (j);
+      break;
+    case AR_J_OBJECT:
+      ar_json_obj_open (j);
+      for (size_t i = 0; i < ar_jlen (n); i++)
+        {
+          ar_json_key (j, ar_jkey_at (n, i));
+          copy_node (j, ar_jat (n, i));
+        }
+      ar_json_obj_close (j);
+      break;
+    }
+}
+
+static char *
+child_path (const char *path, const char *key)
+{
+  return path[0] ? xasprintf ("%s/%s", path, key) : xstrdup (key);
+}
+
+static void emit_object (struct ar_json *j, const struct ar_jnode *obj, const char *path,
+                         struct edits *e);
+
+static void
+emit_member (struct ar_json *j, const struct ar_jnode *v, const char *path, struct edits *e)
+{
+  struct edit *x = find_exact (e, path);
+
+  if (x)
+    {
+      ar_json_raw (j, x->raw);
+      /* Later edits of the same path lose (see profile_apply).  */
+      for (size_t i = 0; i < e->n; i++)
+        if (strcmp (e->v[i].path, path) == 0)
+          e->v[i].done = true;
+    }
+  else if (has_below (e, path))
+    emit_object (j, v && ar_jtype (v) == AR_J_OBJECT ? v : NULL, path, e);
+  else
+    copy_node (j, v);
+}
+
+/* The edits below `path` whose object the document does not have yet.  */
+static void
+emit_missing (struct ar_json *j, const char *path, struct edits *e)
+{
+  size_t n = path[0] ? strlen (path) + 1 : 0;
+
+  for (size_t i = 0; i < e->n; i++)
+    {
+      const char *rest;
+      cleanup_free char *key = NULL;
+      cleanup_free char *sub = NULL;
+
+      if (e->v[i].done
+          || (n && (strncmp (e->v[i].path, path, n - 1) != 0 || e->v[i].path[n - 1] != '/')))
+        continue;
+      rest = e->v[i].path + n;
+      key = xstrndup (rest, strcspn (rest, "/"));
+      sub = child_path (path, key);
+      ar_json_key (j, key);
+      emit_member (j, NULL, sub, e);
+    }
+}
+
+static void
+emit_object (struct ar_json *j, const struct ar_jnode *obj, const char *path, struct edits *e)
+{
+  ar_json_obj_open (j);
+  for (size_t i = 0; obj && i < ar_jlen (obj); i++)
+    {
+      cleanup_free char *sub = child_path (path, ar_jkey_at (obj, i));
+      ar_json_key (j, ar_jkey_at (obj, i));
+      emit_member (j, ar_jat (obj, i), sub, e);
+    }
+  emit_missing (j, path, e);
+  ar_json_obj_close (j);
+}
+
+/* The node at a '/' path, or NULL.  */
+static const struct ar_jnode *
+at (const struct ar_jnode *root, const char *path)
+{
+  cleanup_free char *copy = xstrdup (path);
+  char *save = NULL;
+  const struct ar_jnode *n = root;
+
+  for (char *k = strtok_r (copy, "/", &save); k && n; k = strtok_r (NULL, "/", &save))
+    n = ar_jtype (n) == AR_J_OBJECT ? ar_jget (n, k) : NULL;
+  return n;
+}
+
+static void
+set_default (struct edits *e, const struct ar_jnode *root, const char *path, char *raw)
+{
+  const struct ar_jnode *n = at (root, path);
+
+  if (n && ar_jtype (n) != AR_J_NULL)
+    free (raw);
+  else
+    edits_add (e, path, raw);
+}
+
+static const char *
+ns_type (const struct ar_jnode *ns)
+{
+  const struct ar_jnode *t = ar_jtype (ns) == AR_J_OBJECT ? ar_jget (ns, "type") : NULL;
+  return t ? ar_jstr (t) : NULL;
+}
+
+static bool
+has_user_ns (const struct ar_jnode *nss)
+{
+  for (size_t i = 0; nss && ar_jtype (nss) == AR_J_ARRAY && i < ar_jlen (nss); i++)
+    {
+      const char *t = ns_type (ar_jat (nss, i));
+      if (t && strcmp (t, "user") == 0)
+        return true;
+    }
+  return false;
+}
+
+/* The config's namespaces, the network one made new (loopback only: a joined one is the host's
+   or a pod's network) and, unless there is one, a new user namespace; pid, ipc, uts, mount and
+   cgroup are added when absent.  */
+static char *
+agent_namespaces (const struct ar_jnode *nss)
+{
+  static const char *const want[] = { "pid", "network", "ipc", "uts", "mount", "cgroup", "user" };
+  struct ar_json *j = ar_json_new (NULL);
+  bool seen[ARRAY_SIZE (want)] = { false };
+
+  ar_json_arr_open (j);
+  for (size_t i = 0; nss && ar_jtype (nss) == AR_J_ARRAY && i < ar_jlen (nss); i++)
+    {
+      const struct ar_jnode *ns = ar_jat (nss, i);
+      const char *t = ns_type (ns);
+      if (t && strcmp (t, "network") == 0)
+        continue;
+      for (size_t k = 0; t && k < ARRAY_SIZE (want); k++)
+        seen[k] |= strcmp (t, want[k]) == 0;
+      copy_node (j, ns);
+    }
+  for (size_t k = 0; k < ARRAY_SIZE (want); k++)
+    if (!seen[k])
+      {
+        ar_json_obj_open (j);
+        ar_json_kstr (j, "type", want[k]);
+        ar_json_obj_close (j);
+      }
+  ar_json_arr_close (j);
+  return ar_json_finish (j, NULL);
+}
+
+static char *
+id_mapping (void)
+{
+  return xasprintf ("[{\"containerID\":0,\"hostID\":%d,\"size\":%d}]", PROFILE_AGENT_HOST_ID,
+                    PROFILE_AGENT_ID_COUNT);
+}
+
+/* The config's paths and `add`, without duplicates.  */
+static char *
+path_union (const struct ar_jnode *have, const char *const *add, size_t n)
+{
+  struct ar_json *j = ar_json_new (NULL);
+  size_t m = have && ar_jtype (have) == AR_J_ARRAY ? ar_jlen (have) : 0;
+
+  ar_json_arr_open (j);
+  for (size_t i = 0; i < m; i++)
+    copy_node (j, ar_jat (have, i));
+  for (size_t k = 0; k < n; k++)
+    {
+      bool dup = false;
+      for (size_t i = 0; i < m && !dup; i++)
+        dup = ar_jstr (ar_jat (have, i)) && strcmp (ar_jstr (ar_jat (have, i)), add[k]) == 0;
+      if (!dup)
+        ar_json_str (j, add[k]);
+    }
+  ar_json_arr_close (j);
+  return ar_json_finish (j, NULL);
+}
+
+/* The mounts without cgroup filesystems: a user namespace cannot mount cgroup v1, and the
+   container has no business with the host's hierarchy.  */
+static char *
+agent_mounts (const struct ar_jnode *mounts)
+{
+  struct ar_json *j = ar_json_new (NULL);
+
+  ar_json_arr_open (j);
+  for (size_t i = 0; mounts && ar_jtype (mounts) == AR_J_ARRAY && i < ar_jlen (mounts); i++)
+    {
+      const struct ar_jnode *m = ar_jat (mounts, i);
+      const struct ar_jnode *t = ar_jtype (m) == AR_J_OBJECT ? ar_jget (m, "type") : NULL;
+      const char *type = t ? ar_jstr (t) : NULL;
+      if (type && (strcmp (type, "cgroup") == 0 || strcmp (type, "cgroup2") == 0))
+        continue;
+      copy_node (j, m);
+    }
+  ar_json_arr_close (j);
+  return ar_json_finish (j, NULL);
+}
+
+static void
+agent_edits (struct edits *e, const struct ar_jnode *root)
+{
+  static const char *const masked[] = { "/proc/acpi",
+                                        "/proc/asound",
+                                        "/proc/kcore",
+                                        "/proc/keys",
+                                        "/proc/latency_stats",
+                                        "/proc/timer_list",
+                                        "/proc/timer_stats",
+                                        "/proc/sched_debug",
+                                        "/proc/scsi",
+                                        "/sys/firmware",
+                                        "/sys/devices/virtual/powercap" };
+  static const char *const readonly[]
+      = { "/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger" };
+  const struct ar_jnode *nss = at (root, "linux/namespaces");
+
+  edits_add (e, "process/capabilities",
+             xstrdup ("{\"bounding\":[],\"effective\":[],\"inheritable\":[],\"permitted\":[],"
+                      "\"ambient\":[]}"));
+  edits_add (e, "process/noNewPrivileges", xstrdup ("true"));
+  /* The bundle is read-only all the same: it is the overlay's lower layer; writes go to the
+     ephemeral upper layer, which --disk caps.  */
+  edits_add (e, "root/readonly", xstrdup ("false"));
+  if (!has_user_ns (nss))
+    {
+      edits_add (e, "linux/uidMappings", id_mapping ());
+      edits_add (e, "linux/gidMappings", id_mapping ());
+    }
+  edits_add (e, "linux/namespaces", agent_namespaces (nss));
+  edits_add (e, "mounts", agent_mounts (at (root, "mounts")));
+  edits_add (e, "linux/maskedPaths",
+             path_union (at (root, "linux/maskedPaths"), masked, ARRAY_SIZE (masked)));
+  edits_add (e, "linux/readonlyPaths",
+             path_union (at (root, "linux/readonlyPaths"), readonly, ARRAY_SIZE (readonly)));
+  set_default (e, root, "linux/resources/memory/limit", xstrdup ("536870912"));
+  if (at (root, "linux/resources/cpu/quota") == NULL)
+    {
+      set_default (e, root, "linux/resources/cpu/quota", xstrdup ("100000"));
+      set_default (e, root, "linux/resources/cpu/period", xstrdup ("100000"));
+    }
+  set_default (e, root, "linux/resources/pids/limit", xstrdup ("256"));
+  edits_add (e, "annotations/io.agentrt.profile", xstrdup ("\"agent\""));
+  set_default (e, root, "annotations/io.agentrt.ephemeral", xstrdup ("\"true\""));
+  set_default (e, root, "annotations/io.agentrt.timeout", xstrdup ("\"10m\""));
+}
+
+bool
+profile_edits_any (const struct profile_edits *e)
+{
+  return e->agent || e->memory.set || e->cpu_quota.set || e->pids.set;
+}
+
+int
+profile_apply (const char *text, const struct profile_edits *pe, char **out, ar_error_t *err)
+{
+  cleanup_jnode struct ar_jnode *root = NULL;
+  struct edits e = { NULL, 0 };
+  struct ar_json *j;
+
+  if (ar_jparse (text, "config.json", &root, err) < 0)
+    return -1;
+  if (ar_jtype (root) != AR_J_OBJECT)
+    return ar_make_error (err, EINVAL, "config.json: expected an object");
+  /* The flags first: an edit found first wins, and a flag wins over the profile's default.  */
+  if (pe->memory.set)
+    edits_add (&e, "linux/resources/memory/limit", xasprintf ("%lld", (long long) pe->memory.v));
+  if (pe->cpu_quota.set)
+    {
+      edits_add (&e, "linux/resources/cpu/quota", xasprintf ("%lld", (long long) pe->cpu_quota.v));
+      edits_add (&e, "linux/resources/cpu/period", xstrdup ("100000"));
+    }
+  if (pe->pids.set)
+    edits_add (&e, "linux/resources/pids/limit", xasprintf ("%lld", (long long) pe->pids.v));
+  if (pe->agent)
+    agent_edits (&e, root);
+  j = ar_json_new ("  ");
+  emit_object (j, root, "", &e);
+  *out = ar_json_finish (j, NULL);
+  edits_release (&e);
+  return 0;
+}

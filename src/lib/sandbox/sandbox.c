@@ -1,0 +1,455 @@
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sandbox/profile.h"
+#include "sandbox/sandbox.h"
+#include "supervisor/supervisor.h"
+#include "utils.h"
+
+static const char *const platform_names[] = { "seccomp", "none", "ptrace" };
+
+const char *
+sandbox_platform_name (enum sandbox_platform p)
+{
+  return (unsigned) p < ARRAY_SIZE (platform_names) ? platform_names[p] : "?";
+}
+
+int
+sandbox_platform_from_name (const char *name, enum sandbox_platform *out)
+{
+  for (size_t i = 0; i < ARRAY_SIZE (platform_names); i++)
+    if (strcmp (name, platform_names[i]) == 0)
+      {
+        *out = (enum sandbox_platform) i;
+        return 0;
+      }
+  return -1;
+}
+
+const char *
+sandbox_annotation (const struct spec_map *a, const char *key)
+{
+  for (size_t i = 0; i < a->n; i++)
+    if (strcmp (a->items[i].key, key) == 0)
+      return a->items[i].value;
+  return NULL;
+}
+
+static int
+resolve_platform (const char *v, const char *from, enum sandbox_platform *out, ar_error_t *err)
+{
+  if (sandbox_platform_from_name (v, out) < 0)
+    return ar_make_error (err, EINVAL, "%s: unknown platform `%s` (seccomp, none or ptrace)", from,
+                          v);
+  return 0;
+}
+
+/* The directory of an audit log must exist; the file is created by the supervisor.  A relative
+   --audit-log is taken from the current directory, as a person typing it means.  */
+static int
+resolve_audit (const char *v, const char *from, bool flag, char **out, ar_error_t *err)
+{
+  cleanup_free char *dir = NULL;
+  cleanup_free char *abs = NULL;
+  const char *slash;
+
+  if (v[0] == '\0' || v[strlen (v) - 1] == '/')
+    return ar_make_error (err, EINVAL, "%s: `%s` is not a file path", from, v);
+  if (v[0] != '/' && !flag)
+    return ar_make_error (err, EINVAL, "%s: `%s` must be an absolute path", from, v);
+  slash = strrchr (v, '/');
+  dir = slash ? xstrndup (v, slash == v ? 1 : (size_t) (slash - v)) : xstrdup (".");
+  abs = realpath (dir, NULL);
+  if (abs == NULL)
+    return ar_make_error (err, errno, "%s: directory `%s`", from, dir);
+  *out = xasprintf ("%s/%s", strcmp (abs, "/") == 0 ? "" : abs, slash ? slash + 1 : v);
+  return 0;
+}
+
+static int
+resolve_release (const char *v, char **out, ar_error_t *err)
+{
+  size_t n = strlen (v);
+
+  if (n == 0 || n > 64)
+    return ar_make_error (err, EINVAL, "annotation io.agentrt.uname.release: 1 to 64 characters");
+  for (size_t i = 0; i < n; i++)
+    if (!isgraph ((unsigned char) v[i]))
+      return ar_make_error (err, EINVAL,
+                            "annotation io.agentrt.uname.release: `%s` has a blank or control "
+                            "character",
+                            v);
+  *out = xstrdup (v);
+  return 0;
+}
+
+static int
+resolve_ptrace (const char *v, bool *out, ar_error_t *err)
+{
+  if (strcmp (v, "allow") != 0 && strcmp (v, "deny") != 0)
+    return ar_make_error (err, EINVAL, "annotation io.agentrt.policy.ptrace: `%s`: allow or deny",
+                          v);
+  *out = strcmp (v, "allow") == 0;
+  return 0;
+}
+
+static int
+resolve_net_allow (const char *flag, const char *annotation, struct sandbox *out, ar_error_t *err)
+{
+  out->egress_from = flag ? "--net-allow" : "annotation io.agentrt.net.allow";
+  out->egress = xzalloc (sizeof *out->egress);
+  if (egress_parse (flag ? flag : annotation, out->egress_from, out->egress, err) < 0)
+    {
+      free (out->egress);
+      out->egress = NULL;
+      return -1;
+    }
+  return 0;
+}
+
+int
+sandbox_parse_size (const char *v, unsigned long long *out)
+{
+  char *end;
+  unsigned long long n, shift = 0;
+
+  if (!isdigit ((unsigned char) v[0]))
+    return -1;
+  errno = 0;
+  n = strtoull (v, &end, 10);
+  if (errno)
+    return -1;
+  switch (tolower ((unsigned char) *end))
+    {
+    case 'k':
+      shift = 10;
+      break;
+    case 'm':
+      shift = 20;
+      break;
+    case 'g':
+      shift = 30;
+      break;
+    case 't':
+      shift = 40;
+      break;
+    }
+  if (shift)
+    end++;
+  if (tolower ((unsigned char) *end) == 'b')
+    end++;
+  if (*end != '\0' || n == 0 || n > (1ULL << 62) >> shift)
+    return -1;
+  *out = n << shift;
+  return 0;
+}
+
+int
+sandbox_parse_duration (const char *v, long long *ms)
+{
+  static const struct
+  {
+    const char *unit;
+    long long ms;
+  } units[] = { { "ms", 1 }, { "s", 1000 }, { "m", 60 * 1000 }, { "h", 3600 * 1000 } };
+  char *end;
+  long long n;
+
+  if (!isdigit ((unsigned char) v[0]))
+    return -1;
+  errno = 0;
+  n = strtoll (v, &end, 10);
+  if (errno || n <= 0)
+    return -1;
+  for (size_t i = 0; i < ARRAY_SIZE (units); i++)
+    if (strcmp (end, units[i].unit) == 0)
+      {
+        /* A year at most: a deadline beyond it is a typo, not a deadline.  */
+        if (n > 366LL * 24 * 3600 * 1000 / units[i].ms)
+          return -1;
+        *ms = n * units[i].ms;
+        return 0;
+      }
+  return -1;
+}
+
+/* "1", "0.5", "2.25": the CFS quota for a 100000 µs period.  */
+static int
+parse_cpus (const char *v, long long *quota)
+{
+  long long whole = 0, frac = 0, scale = 100000;
+  const char *p = v;
+
+  if (!isdigit ((unsigned char) *p))
+    return -1;
+  while (isdigit ((unsigned char) *p) && whole <= 1024)
+    whole = whole * 10 + (*p++ - '0');
+  if (*p == '.')
+    for (p++; isdigit ((unsigned char) *p); p++)
+      {
+        scale /= 10;
+        if (scale == 0)
+          return -1; /* finer than a µs */
+        frac += (*p - '0') * scale;
+      }
+  *quota = whole * 100000 + frac;
+  /* The kernel's smallest quota is 1 ms.  */
+  return *p == '\0' && whole <= 1024 && *quota >= 1000 ? 0 : -1;
+}
+
+static const char *
+source_name (const char *flag, const char *key, bool from_flag, char *buf, size_t len)
+{
+  if (from_flag)
+    return flag;
+  snprintf (buf, len, "annotation %s", key);
+  return buf;
+}
+
+int
+sandbox_edits (const struct spec_map *a, const struct sandbox_flags *f, struct profile_edits *out,
+               ar_error_t *err)
+{
+  const char *profile = sandbox_annotation (a, "io.agentrt.profile");
+  unsigned long long bytes;
+  long long n;
+
+  memset (out, 0, sizeof *out);
+  if (profile && strcmp (profile, "agent") != 0 && strcmp (profile, "") != 0)
+    return ar_make_error (err, EINVAL, "annotation io.agentrt.profile: `%s`: only `agent`",
+                          profile);
+  out->agent = f->agent || (profile && strcmp (profile, "agent") == 0);
+  /* A container smaller than this cannot even exec a shell; runc's engines refuse 6m.  */
+  if (f->memory)
+    {
+      if (sandbox_parse_size (f->memory, &bytes) < 0 || bytes < (4ULL << 20))
+        return ar_make_error (err, EINVAL,
+                              "--memory: `%s`: expected a size of at least 4m (such as 512m, 2g)",
+                              f->memory);
+      out->memory = (struct spec_i64){ true, (int64_t) bytes };
+    }
+  if (f->cpus)
+    {
+      if (parse_cpus (f->cpus, &n) < 0)
+        return ar_make_error (err, EINVAL,
+                              "--cpus: `%s`: expected a number of CPUs from 0.01 to 1024 (such as "
+                              "1, 0.5)",
+                              f->cpus);
+      out->cpu_quota = (struct spec_i64){ true, n };
+    }
+  if (f->pids)
+    {
+      if (!ar_parse_int64 (f->pids, 1, 1 << 22, &n))
+        return ar_make_error (err, EINVAL, "--pids: `%s`: expected a number from 1 to %d", f->pids,
+                              1 << 22);
+      out->pids = (struct spec_i64){ true, n };
+    }
+  return 0;
+}
+
+static int
+resolve_timeout (const char *v, const char *from, long long *ms, ar_error_t *err)
+{
+  if (sandbox_parse_duration (v, ms) < 0)
+    return ar_make_error (err, EINVAL,
+                          "%s: `%s`: expected a duration such as 500ms, 90s, 5m or 1h (at most a "
+                          "year)",
+                          from, v);
+  return 0;
+}
+
+static int
+resolve_disk (const char *v, const char *from, unsigned long long *bytes, ar_error_t *err)
+{
+  if (sandbox_parse_size (v, bytes) < 0 || *bytes < (1ULL << 20))
+    return ar_make_error (err, EINVAL, "%s: `%s`: expected a size of at least 1m (such as 64m, 1g)",
+                          from, v);
+  return 0;
+}
+
+/* An absolute path of plain components, outside the kernel's filesystems mounted over the
+   rootfs (a decoy there would be hidden by the mount).  */
+static bool
+canary_path_ok (const char *p)
+{
+  static const char *const hidden[] = { "/proc", "/sys", "/dev" };
+  size_t len = strlen (p);
+
+  if (p[0] != '/' || len < 2 || len > 255 || p[len - 1] == '/' || strstr (p, "//"))
+    return false;
+  for (size_t i = 0; i < ARRAY_SIZE (hidden); i++)
+    {
+      size_t h = strlen (hidden[i]);
+      if (strncmp (p, hidden[i], h) == 0 && (p[h] == '\0' || p[h] == '/'))
+        return false;
+    }
+  if (strstr (p, "/./") || strstr (p, "/../") || (len >= 2 && strcmp (p + len - 2, "/.") == 0)
+      || (len >= 3 && strcmp (p + len - 3, "/..") == 0))
+    return false;
+  for (const char *c = p; *c; c++)
+    if (!isgraph ((unsigned char) *c) || *c == ',')
+      return false;
+  return true;
+}
+
+#define CANARY_MAX 16
+
+static int
+resolve_canary (const char *v, const char *from, char ***out, ar_error_t *err)
+{
+  cleanup_free char *copy = xstrdup (v);
+  char **paths = xzalloc ((CANARY_MAX + 1) * sizeof *paths);
+  char *save = NULL;
+  size_t n = 0;
+
+  for (char *p = strtok_r (copy, ",", &save); p; p = strtok_r (NULL, ",", &save))
+    {
+      if (n == CANARY_MAX || !canary_path_ok (p))
+        {
+          int too_many = n == CANARY_MAX;
+          ar_strv_free (paths);
+          if (too_many)
+            return ar_make_error (err, EINVAL, "%s: at most %d paths", from, CANARY_MAX);
+          return ar_make_error (err, EINVAL,
+                                "%s: `%s`: expected an absolute path of plain components, not "
+                                "under /proc, /sys or /dev",
+                                from, p);
+        }
+      paths[n++] = xstrdup (p);
+    }
+  if (n == 0)
+    {
+      ar_strv_free (paths);
+      return ar_make_error (err, EINVAL, "%s: `%s`: no path", from, v);
+    }
+  *out = paths;
+  return 0;
+}
+
+static int
+resolve_bool (const char *v, const char *from, bool *out, ar_error_t *err)
+{
+  if (strcmp (v, "true") != 0 && strcmp (v, "false") != 0)
+    return ar_make_error (err, EINVAL, "%s: `%s`: true or false", from, v);
+  *out = strcmp (v, "true") == 0;
+  return 0;
+}
+
+/* The controls of the sandbox proper: deadline, ephemeral rootfs, disk cap, canaries.  */
+static int
+resolve_controls (const struct spec_map *a, const struct sandbox_flags *f, struct sandbox *out,
+                  ar_error_t *err)
+{
+  const char *timeout = f->timeout ? f->timeout : sandbox_annotation (a, "io.agentrt.timeout");
+  const char *disk = f->disk ? f->disk : sandbox_annotation (a, "io.agentrt.disk");
+  const char *canary = f->canary ? f->canary : sandbox_annotation (a, "io.agentrt.canary");
+  const char *eph = sandbox_annotation (a, "io.agentrt.ephemeral");
+  char b[64];
+
+  if (timeout
+      && resolve_timeout (timeout,
+                          source_name ("--timeout", "io.agentrt.timeout", f->timeout, b, sizeof b),
+                          &out->timeout_ms, err)
+             < 0)
+    return -1;
+  if (disk
+      && resolve_disk (disk, source_name ("--disk", "io.agentrt.disk", f->disk, b, sizeof b),
+                       &out->disk_bytes, err)
+             < 0)
+    return -1;
+  if (canary
+      && resolve_canary (canary,
+                         source_name ("--canary", "io.agentrt.canary", f->canary, b, sizeof b),
+                         &out->canaries, err)
+             < 0)
+    return -1;
+  if (eph && resolve_bool (eph, "annotation io.agentrt.ephemeral", &out->ephemeral, err) < 0)
+    return -1;
+  /* The disk cap is the size of the upper layer, and decoys are planted in it.  */
+  out->ephemeral = out->ephemeral || f->ephemeral || out->disk_bytes || out->canaries;
+  if (out->canaries && out->platform == PLATFORM_NONE)
+    return ar_make_error (err, EINVAL,
+                          "%s: canaries need the supervisor, which --platform none does not run",
+                          f->canary ? "--canary" : "annotation io.agentrt.canary");
+  return 0;
+}
+
+/* What the ptrace platform cannot do, refused before anything is made.  A process has one
+   tracer, the supervisor, so the workload cannot trace its own; and the broker needs to put a
+   socket of the host's into the caller (SECCOMP_IOCTL_NOTIF_ADDFD), which has no ptrace
+   counterpart.  */
+static int
+check_ptrace_platform (const struct sandbox *sb, ar_error_t *err)
+{
+  if (sb->platform != PLATFORM_PTRACE)
+    return 0;
+  if (sb->popts.allow_ptrace)
+    return ar_make_error (err, EINVAL,
+                          "annotation io.agentrt.policy.ptrace=allow: the ptrace platform is the "
+                          "workload's one tracer; use --platform seccomp");
+  if (sb->egress)
+    return ar_make_error (err, EINVAL,
+                          "%s: the egress broker needs --platform seccomp (ptrace cannot hand "
+                          "the caller a socket)",
+                          sb->egress_from);
+  return 0;
+}
+
+int
+sandbox_resolve (const struct spec_map *a, const struct sandbox_flags *f, struct sandbox *out,
+                 ar_error_t *err)
+{
+  const char *platform = sandbox_annotation (a, "io.agentrt.platform");
+  const char *audit = sandbox_annotation (a, "io.agentrt.audit");
+  const char *release = sandbox_annotation (a, "io.agentrt.uname.release");
+  const char *ptrace = sandbox_annotation (a, "io.agentrt.policy.ptrace");
+  const char *net_allow = sandbox_annotation (a, "io.agentrt.net.allow");
+
+  memset (out, 0, sizeof *out);
+  if (f->platform || platform)
+    {
+      const char *from = f->platform ? "--platform" : "annotation io.agentrt.platform";
+      if (resolve_platform (f->platform ? f->platform : platform, from, &out->platform, err) < 0)
+        return -1;
+    }
+  if (f->audit_log || audit)
+    {
+      const char *from = f->audit_log ? "--audit-log" : "annotation io.agentrt.audit";
+      if (resolve_audit (f->audit_log ? f->audit_log : audit, from, f->audit_log != NULL,
+                         &out->audit_path, err)
+          < 0)
+        return -1;
+    }
+  if (release == NULL)
+    out->uname_release = xstrdup (SUPERVISOR_DEFAULT_RELEASE);
+  else if (resolve_release (release, &out->uname_release, err) < 0)
+    return -1;
+  if (ptrace && resolve_ptrace (ptrace, &out->popts.allow_ptrace, err) < 0)
+    return -1;
+  if (!f->policy_only && (f->net_allow || net_allow)
+      && resolve_net_allow (f->net_allow, net_allow, out, err) < 0)
+    return -1;
+  if (check_ptrace_platform (out, err) < 0)
+    return -1;
+  return resolve_controls (a, f, out, err);
+}
+
+void
+sandbox_release (struct sandbox *sb)
+{
+  free (sb->audit_path);
+  free (sb->uname_release);
+  ar_strv_free (sb->canaries);
+  sb->audit_path = sb->uname_release = NULL;
+  if (sb->egress)
+    egress_release (sb->egress);
+  free (sb->egress);
+  sb->egress = NULL;
+  sb->canaries = NULL;
+}

@@ -1,0 +1,79 @@
+/* The sandbox controls of one container, from its annotations (io.agentrt.*, for engines) and
+   the flags of create and run (for a person; a flag wins over an annotation).  Resolved and
+   checked before create touches the machine: a bad value fails naming the annotation or flag.
+
+     io.agentrt.platform        --platform     seccomp (default) | ptrace | none
+     io.agentrt.audit           --audit-log    the audit log (default ROOT/ID/audit.jsonl)
+     io.agentrt.uname.release   -              the kernel release uname reports
+     io.agentrt.policy.ptrace   -              allow | deny (default): ptrace for debugging
+     io.agentrt.net.allow       --net-allow    TCP endpoints the egress broker connects to
+                                               (egress.h); implies a loopback-only netns
+     io.agentrt.timeout         --timeout      wall clock from create: 500ms, 90s, 5m, 1h
+     io.agentrt.ephemeral       --ephemeral    true: overlay on the rootfs, upper on a tmpfs
+     io.agentrt.disk            --disk         size of that tmpfs (64m, 1g); implies ephemeral
+     io.agentrt.canary          --canary       decoy files (absolute paths, comma list); implies
+                                               ephemeral, needs the supervisor
+     io.agentrt.profile         --agent        agent: the agent profile (profile.h)
+     -                          --memory --cpus --pids: written into linux.resources  */
+#ifndef AGENTRT_SANDBOX_H
+#define AGENTRT_SANDBOX_H
+
+#include "agentrt/error.h"
+#include "sandbox/egress.h"
+#include "policy/policy.h"
+#include "spec/spec.h"
+
+enum sandbox_platform
+{
+  PLATFORM_SECCOMP,
+  PLATFORM_NONE,
+  PLATFORM_PTRACE,
+};
+
+struct sandbox_flags
+{
+  const char *platform;  /* --platform, or NULL */
+  const char *audit_log; /* --audit-log, or NULL */
+  const char *net_allow; /* --net-allow, or NULL */
+  bool policy_only;      /* exec: what the filter needs; the allowlist is not resolved again */
+  const char *timeout, *disk, *canary; /* NULL when not given */
+  const char *memory, *cpus, *pids;
+  bool ephemeral, agent;
+};
+
+struct sandbox
+{
+  enum sandbox_platform platform;
+  char *audit_path; /* absolute, or NULL for the default */
+  char *uname_release;
+  struct policy_opts popts;
+  struct egress_list *egress;    /* the allowlist, or NULL: no broker */
+  const char *egress_from;       /* "--net-allow" or the annotation, for errors */
+  long long timeout_ms;          /* 0: no deadline */
+  bool ephemeral;                /* the rootfs is an overlay with a private upper layer */
+  unsigned long long disk_bytes; /* size of the upper layer's tmpfs; 0: tmpfs's default */
+  char **canaries;               /* absolute paths in the container, NULL-terminated, or NULL */
+};
+
+/* From the annotations of config.json (or of state.json, for exec) and the flags.  */
+int sandbox_resolve (const struct spec_map *annotations, const struct sandbox_flags *f,
+                     struct sandbox *out, ar_error_t *err);
+void sandbox_release (struct sandbox *sb);
+
+struct profile_edits;
+/* The edits of config.json the flags and the bundle's annotations ask for (profile.h): done
+   before sandbox_resolve, which then reads the edited annotations.  */
+int sandbox_edits (const struct spec_map *annotations, const struct sandbox_flags *f,
+                   struct profile_edits *out, ar_error_t *err);
+
+/* "64m", "1g", "4096": bytes (k, m, g, t: powers of 1024); "90s", "5m", "1h", "500ms": ms.  */
+int sandbox_parse_size (const char *v, unsigned long long *out);
+int sandbox_parse_duration (const char *v, long long *ms);
+
+const char *sandbox_platform_name (enum sandbox_platform p);
+int sandbox_platform_from_name (const char *name, enum sandbox_platform *out);
+
+/* The value of annotation `key`, or NULL.  */
+const char *sandbox_annotation (const struct spec_map *a, const char *key);
+
+#endif
