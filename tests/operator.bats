@@ -294,3 +294,25 @@ with_default_conf() {
   [ "$status" -eq 0 ]
   leaves_nothing
 }
+
+@test "agentrt create [operator] io.agentrt.net.allow may not name this host's own addresses; the flag and pod_annotations may" {
+  local addr
+  for addr in 127.0.0.1:80 "[::1]:80" 0.0.0.0:80 169.254.169.254:80 localhost:80; do
+    refused io.agentrt.net.allow "$addr" \
+      "is an address of this host (loopback, link-local or one of its interfaces), which the broker would reach from the host's network: that is the operator's to allow (--net-allow, or pod_annotations = io.agentrt.net.allow in agentrt.conf)"
+  done
+  # An address of one of the host's interfaces, other than loopback.
+  addr=$(ip -o -4 addr show scope global | awk '{ sub("/.*", "", $4); print $4; exit }')
+  if [ -n "$addr" ]; then
+    refused io.agentrt.net.allow "$addr:443" "annotation io.agentrt.net.allow: $addr:443 is an address of this host"
+  fi
+  serve 127.0.0.1 host
+  update_config --arg p "$PORT" '.process.args = ["/bin/sh", "-c", "echo a | nc 127.0.0.1 \($p)"]'
+  annotate io.agentrt.net.allow "127.0.0.1:$PORT"
+  conf "pod_annotations = io.agentrt.net.allow"
+  agentrt --config "$CONF" run -b "$BUNDLE" "$CID"
+  servers_stop
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"host:a"* ]]
+  leaves_nothing
+}

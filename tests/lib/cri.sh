@@ -53,9 +53,11 @@ EOF
 }
 
 # cri_agentrt_conf DIR: the node's agentrt.conf (contrib/kubernetes/agentrt.conf) with its
-# audit_dir under DIR.
+# audit_dir under DIR.  The pods here have the node's network (hostNetwork), so the node's
+# loopback is theirs anyway: the operator lets them name it in io.agentrt.net.allow.
 cri_agentrt_conf() {
   sed "s|^audit_dir = .*|audit_dir = $1/audit|" "${BASH_SOURCE[0]%/*}/../../contrib/kubernetes/agentrt.conf"
+  echo "pod_annotations = io.agentrt.net.allow"
 }
 
 # cri_start DIR AGENTRT: containerd_start --cri on DIR (CRI_SANDBOX_IMAGE is the pause image),

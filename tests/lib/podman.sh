@@ -46,8 +46,8 @@ podman_config() {
 podman_setup() {
   mkdir -p "$PD"/{bin,tmp,volumes,net,rt/agentrt,rt/runc}
   # agentrt's operator configuration too (a node has /etc/agentrt/agentrt.conf): the audit logs
-  # in $PD/audit.
-  printf 'audit_dir = %s\n' "$PD/audit" >"$PD/agentrt.conf"
+  # in $PD/audit, and io.agentrt.net.allow may name the host's loopback (the test's servers).
+  printf 'audit_dir = %s\npod_annotations = io.agentrt.net.allow\n' "$PD/audit" >"$PD/agentrt.conf"
   chmod 0600 "$PD/agentrt.conf"
   printf '#!/bin/sh\nexec %q --root %q --config %q "$@"\n' "$AGENTRT" "$PD/rt/agentrt" \
     "$PD/agentrt.conf" >"$PD/bin/agentrt"

@@ -96,12 +96,12 @@ test_parse_errors (void)
   CHECK (parse_is ("pod_annotations = io.agentrt.*\n",
                    "agentrt.conf:1: pod_annotations: `io.agentrt.*` is not an annotation with "
                    "operator-only values (io.agentrt.audit, io.agentrt.ephemeral, "
-                   "io.agentrt.platform, io.agentrt.policy.ptrace)",
+                   "io.agentrt.net.allow, io.agentrt.platform, io.agentrt.policy.ptrace)",
                    &c));
   CHECK (parse_is ("pod_annotations = io.agentrt.timeout\n",
                    "agentrt.conf:1: pod_annotations: `io.agentrt.timeout` is not an annotation "
                    "with operator-only values (io.agentrt.audit, io.agentrt.ephemeral, "
-                   "io.agentrt.platform, io.agentrt.policy.ptrace)",
+                   "io.agentrt.net.allow, io.agentrt.platform, io.agentrt.policy.ptrace)",
                    &c));
   CHECK (parse_is ("pod_annotations = io.agentrt.platform,,io.agentrt.audit\n",
                    "agentrt.conf:1: pod_annotations: an empty item", &c));
@@ -334,6 +334,29 @@ test_annotations_allowed (void)
   return 0;
 }
 
+static int
+test_net_allow_host (void)
+{
+  char *keys[] = { (char *) "io.agentrt.net.allow", NULL };
+  struct operator_conf op = { .pod_annotations = keys };
+  const char *local[] = { "127.0.0.1:80",       "[::1]:80",     "0.0.0.0:80",
+                          "169.254.169.254:80", "[fe80::1]:80", "[::ffff:127.0.0.2]:80",
+                          "localhost:80" };
+
+  for (size_t i = 0; i < ARRAY_SIZE (local); i++)
+    {
+      cleanup_free char *got = resolve (NULL, "c1", "io.agentrt.net.allow", local[i], NULL);
+      if (strstr (got, "is an address of this host") == NULL)
+        TAP_FAIL ("%s: got `%s`", local[i], got);
+      free (got);
+      got = resolve (&op, "c1", "io.agentrt.net.allow", local[i], NULL);
+      CHECK_STR (got, "");
+    }
+  /* An address of no interface here is the pod's to allow.  */
+  CHECK_RESOLVE ("", NULL, "c1", "io.agentrt.net.allow", "192.0.2.1:443");
+  return 0;
+}
+
 int
 main (void)
 {
@@ -346,6 +369,7 @@ main (void)
   RUN_TEST (test_make_audit_dir);
   RUN_TEST (test_annotations_who);
   RUN_TEST (test_annotations_allowed);
+  RUN_TEST (test_net_allow_host);
   rmdir (tmp_dir);
   TAP_END ();
 }

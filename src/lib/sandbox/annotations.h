@@ -14,8 +14,9 @@
      io.agentrt.audit           every value (a path on the host)    -
      io.agentrt.policy.ptrace   allow                               deny
      io.agentrt.ephemeral       false, under the agent profile      true; false without it
-     io.agentrt.net.allow, uname.release, timeout, disk, canary,    every value
-     profile
+     io.agentrt.net.allow       an address of the host itself       any other endpoint
+                                (sandbox.c, after names resolve)
+     io.agentrt.uname.release, timeout, disk, canary, profile       every value
      io.agentrt.audit.alerts, io.agentrt.stop.reason               written by agentrt: refused  */
 #ifndef AGENTRT_ANNOTATIONS_H
 #define AGENTRT_ANNOTATIONS_H

@@ -140,13 +140,44 @@ resolve_ptrace (const char *v, bool *out, ar_error_t *err)
   return 0;
 }
 
+/* The broker connects from the caller's network namespace, the host's: an allowlisted address
+   of the host itself (its loopback, a link-local one such as a cloud's metadata service, one of
+   its interfaces) reaches services the container's own network never could.  The operator may
+   name one (--net-allow, or pod_annotations); config.json may not.  */
 static int
-resolve_net_allow (const char *flag, const char *annotation, struct sandbox *out, ar_error_t *err)
+check_host_local (const struct egress_list *l, const struct operator_conf *op, ar_error_t *err)
+{
+  char text[EGRESS_RULE_TEXT];
+  ssize_t i;
+
+  if (operator_pod_may (op, "io.agentrt.net.allow"))
+    return 0;
+  i = egress_host_local (l);
+  if (i == -2)
+    return ar_make_error (err, errno,
+                          "annotation io.agentrt.net.allow: list this host's addresses");
+  if (i < 0)
+    return 0;
+  egress_rule_text (&l->rules[i], text, sizeof text);
+  return ar_make_error (err, 0,
+                        "annotation io.agentrt.net.allow: %s is an address of this host (loopback, "
+                        "link-local or one of its interfaces), which the broker would reach from "
+                        "the host's network: that is the operator's to allow (--net-allow, or "
+                        "pod_annotations = io.agentrt.net.allow in agentrt.conf), not "
+                        "config.json's",
+                        text);
+}
+
+static int
+resolve_net_allow (const char *flag, const char *annotation, const struct operator_conf *op,
+                   struct sandbox *out, ar_error_t *err)
 {
   out->egress_from = flag ? "--net-allow" : "annotation io.agentrt.net.allow";
   out->egress = xzalloc (sizeof *out->egress);
-  if (egress_parse (flag ? flag : annotation, out->egress_from, out->egress, err) < 0)
+  if (egress_parse (flag ? flag : annotation, out->egress_from, out->egress, err) < 0
+      || (flag == NULL && check_host_local (out->egress, op, err) < 0))
     {
+      egress_release (out->egress);
       free (out->egress);
       out->egress = NULL;
       return -1;
@@ -516,7 +547,7 @@ sandbox_resolve (const struct spec_map *a, const struct sandbox_flags *f, struct
   if (ptrace && resolve_ptrace (ptrace, &out->popts.allow_ptrace, err) < 0)
     return -1;
   if (!f->policy_only && (f->net_allow || net_allow)
-      && resolve_net_allow (f->net_allow, net_allow, out, err) < 0)
+      && resolve_net_allow (f->net_allow, net_allow, f->op, out, err) < 0)
     return -1;
   if (check_ptrace_platform (out, err) < 0)
     return -1;
