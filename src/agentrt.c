@@ -53,6 +53,7 @@ enum
   OPT_SYSTEMD_CGROUP,
   OPT_ROOTLESS,
   OPT_CRIU,
+  OPT_CONFIG,
 };
 
 static const struct argp_option global_options[] = {
@@ -64,6 +65,8 @@ static const struct argp_option global_options[] = {
   { "systemd-cgroup", OPT_SYSTEMD_CGROUP, NULL, 0, "manage cgroups through systemd", 0 },
   { "rootless", OPT_ROOTLESS, "VALUE", OPTION_ARG_OPTIONAL, "accepted and ignored, as by crun", 0 },
   { "criu", OPT_CRIU, "PATH", OPTION_HIDDEN, "accepted and ignored (no checkpointing)", 0 },
+  { "config", OPT_CONFIG, "FILE", 0,
+    "the operator's configuration (default: $AGENTRT_CONFIG, else /etc/agentrt/agentrt.conf)", 0 },
   { NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -104,6 +107,9 @@ parse_global (int key, char *arg, struct argp_state *state)
       in->g->rootless = arg ? arg : "true";
       break;
     case OPT_CRIU:
+      break;
+    case OPT_CONFIG:
+      in->g->config = arg;
       break;
     case ARGP_KEY_ARG:
       in->command = state->next - 1;
@@ -253,7 +259,13 @@ main (int argc, char **argv)
   argp_err_exit_status = EXIT_FAILURE;
   argv[0] = (char *) "agentrt"; /* argp's messages name the program by argv[0] */
   argp_parse (&global_argp, argc, argv, ARGP_IN_ORDER, NULL, &in);
-  if (in.log_format && ar_log_parse_format (in.log_format, &(enum ar_log_format){ 0 }) < 0)
+  /* Engines pass runc's global flags only: an operator whose engine runs agentrt can name the
+     file in the environment instead (or use the default path).  */
+  if (g.config == NULL && getenv ("AGENTRT_CONFIG") && *getenv ("AGENTRT_CONFIG"))
+    g.config = getenv ("AGENTRT_CONFIG");
+  if (g.config && *g.config == '\0')
+    ret = ar_make_error (&err, 0, "--config: expected a file");
+  else if (in.log_format && ar_log_parse_format (in.log_format, &(enum ar_log_format){ 0 }) < 0)
     ret = ar_make_error (&err, 0, "--log-format: expected text or json, not `%s`", in.log_format);
   else
     {

@@ -242,14 +242,15 @@ pod_lifecycle() {
 # A pod whose annotation io.agentrt.timeout gives it a deadline: under agentrt its workload is
 # killed when it passes, and the reason recorded; runc knows no such annotation.
 pod_deadline() {
-  local handler=$1 audit=$CRI_TMP/audit-$RANDOM.jsonl
-  # The audit log outside the runtime's state: containerd deletes the container, and with it its
-  # state directory, as soon as its task exits.
-  run_pod "$handler" deadline io.agentrt.timeout=3s "io.agentrt.audit=$audit"
+  local handler=$1 audit
+  run_pod "$handler" deadline io.agentrt.timeout=3s
   PIDS=("$POD_PID")
   create_container sleeper 33554432 sleep 600
   local c=$CTR
   PIDS+=("$(rt state "$c" | jq -r .pid)")
+  # The node's audit_dir (agentrt.conf): containerd deletes the container, and with it its state
+  # directory, as soon as its task exits.
+  audit=$CTRD_DIR/audit/$c.jsonl
   if [ "$handler" = agentrt ]; then
     wait_exited "$c"
     [ "$(ctr_field "$c" exit_code)" -eq 137 ]
@@ -305,6 +306,53 @@ pod_bad_annotation() {
   [ -z "$(containerd_mounts_under "$CTRD_DIR")" ]
   [ -z "$(find /sys/fs/cgroup -maxdepth 2 -path "*/$CRI_CGPARENT/*" -type d 2>/dev/null)" ]
   [ "$(supervisors_left "$CTRD_DIR/agentrt-root/$CTRD_NS")" -eq 0 ]
+}
+
+# Pod annotations that are the operator's (README: who may configure what): under agentrt
+# RunPodSandbox fails naming the annotation, and the host file a pod named is never made; the
+# same key as a container annotation fails StartContainer.  runc never sees them.
+pod_operator_annotation() {
+  local handler=$1 target=$CRI_TMP/host-file-$RANDOM a uid want
+  for a in "io.agentrt.audit=$target|annotation io.agentrt.audit names a file on the host" \
+    "io.agentrt.platform=none|annotation io.agentrt.platform=none turns the supervisor off"; do
+    want=${a#*|}
+    a=${a%%|*}
+    uid=$(cat /proc/sys/kernel/random/uuid)
+    run cri runp --handler "$handler" --name operator --uid "$uid" --namespace agentrt-test \
+      --cgroup-parent "/$CRI_CGPARENT" --save "$CRI_TMP/op-$uid.pod" --annotation "$a"
+    echo "$a: $output" >&2
+    if [ "$handler" = runc ]; then
+      [ "$status" -eq 0 ]
+      POD=$output
+      HANDLER=runc
+      PIDS=()
+      remove_pod
+      continue
+    fi
+    [ "$status" -eq 125 ]
+    [[ "$output" == *"$want: that is the operator's to ask for"* ]]
+    [ -z "$(cri listp)" ]
+    [ "$(state_dirs_left "$CTRD_DIR/agentrt-root/$CTRD_NS")" -eq 0 ]
+    [ "$(supervisors_left "$CTRD_DIR/agentrt-root/$CTRD_NS")" -eq 0 ]
+  done
+  [ ! -e "$target" ]
+  [ "$handler" = agentrt ] || return 0
+  # A container annotation (containerd passes io.agentrt.* ones too) of a pod that has none.
+  run_pod "$handler" operator-ctr
+  PIDS=("$POD_PID")
+  run cri create --pod "$POD" --pod-config "$POD_CONFIG" --name app --image "$BUSYBOX_IMAGE" \
+    --annotation "io.agentrt.audit=$target" -- sleep 600
+  echo "create: $output" >&2
+  [ "$status" -eq 0 ]
+  local c=$output
+  run cri start "$c"
+  echo "start: $output" >&2
+  [ "$status" -eq 125 ]
+  [[ "$output" == *"annotation io.agentrt.audit names a file on the host"* ]]
+  [ ! -e "$target" ]
+  run cri rm "$c"
+  [ "$status" -eq 0 ]
+  remove_pod "$c"
 }
 
 # A pod with io.agentrt.net.allow: under agentrt it has loopback only and reaches the one
@@ -376,4 +424,12 @@ pod_egress() {
 
 @test "cri: the same annotation is never seen by runc (control)" {
   pod_bad_annotation runc
+}
+
+@test "cri: pod annotations io.agentrt.audit=HOST-PATH and io.agentrt.platform=none are the operator's: refused, no file made (agentrt)" {
+  pod_operator_annotation agentrt
+}
+
+@test "cri: the same annotations are never seen by runc (control)" {
+  pod_operator_annotation runc
 }

@@ -249,15 +249,17 @@ scenario_annotation() {
   # host's server and audited.  Under runc 127.0.0.1 is the container's own loopback, where
   # nothing listens: the control shows that only the broker reaches the host.
   run -0 --separate-stderr pm run --rm --cidfile "$PD/cid.$NAME" --name "$NAME" --annotation "$allow" \
-    --annotation "io.agentrt.audit=$PD/audit.$NAME" "$PODMAN_IMAGE" \
-    sh -c "echo ping | nc 127.0.0.1 $PORT; echo nc=\$?"
+    "$PODMAN_IMAGE" sh -c "echo ping | nc 127.0.0.1 $PORT; echo nc=\$?"
+  # The log is in the operator's audit_dir (tests/lib/podman.sh), named by the container's id.
+  local audit
+  audit="$PD/audit/$(cat "$PD/cid.$NAME").jsonl"
   if [ "$RT" = agentrt ]; then
     [ "$output" = "$(printf 'host:ping\nnc=0')" ]
-    grep '"rule":"egress-allow"' "$PD/audit.$NAME" | grep -q "\"port\":$PORT"
+    grep '"rule":"egress-allow"' "$audit" | grep -q "\"port\":$PORT"
   else
     [ "$output" = nc=1 ]
     [[ $stderr == *"Connection refused"* ]]
-    [ ! -e "$PD/audit.$NAME" ]
+    [ ! -e "$audit" ]
   fi
   assert_nothing_left "$(cat "$PD/cid.$NAME")"
 }

@@ -17,6 +17,9 @@ struct ar_globals
   bool debug;
   bool systemd_cgroup;
   const char *rootless; /* accepted, ignored as by crun: "true", "false", "auto" or NULL */
+  /* The operator's agentrt.conf (--config, else $AGENTRT_CONFIG), or NULL for the default,
+     /etc/agentrt/agentrt.conf, which may be missing.  Read by create, run and exec.  */
+  const char *config;
 };
 
 /* Options of create and run (and exec's subset), as runc names them.  */

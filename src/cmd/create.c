@@ -42,7 +42,9 @@ static const struct argp_option create_options[] = {
     "workload's tracer) or none (no agentrt policy, as runc)",
     0 },
   { "audit-log", OPT_AUDIT_LOG, "FILE", 0,
-    "write the audit log to FILE (default ROOT/ID/audit.jsonl)", 0 },
+    "write the audit log to FILE (default ROOT/ID/audit.jsonl, or agentrt.conf's "
+    "audit_dir/ID.jsonl)",
+    0 },
   { "net-allow", OPT_NET_ALLOW, "LIST", 0,
     "only these TCP endpoints are reachable (host:port,ip:port,[v6]:port): a loopback-only "
     "network namespace, connects brokered by the supervisor",

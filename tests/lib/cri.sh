@@ -52,13 +52,26 @@ cri_config() {
 EOF
 }
 
+# cri_agentrt_conf DIR: the node's agentrt.conf (contrib/kubernetes/agentrt.conf) with its
+# audit_dir under DIR.  The pods here have the node's network (hostNetwork), so the node's
+# loopback is theirs anyway: the operator lets them name it in io.agentrt.net.allow.
+cri_agentrt_conf() {
+  sed "s|^audit_dir = .*|audit_dir = $1/audit|" "${BASH_SOURCE[0]%/*}/../../contrib/kubernetes/agentrt.conf"
+  echo "pod_annotations = io.agentrt.net.allow"
+}
+
 # cri_start DIR AGENTRT: containerd_start --cri on DIR (CRI_SANDBOX_IMAGE is the pause image),
 # then waits until its CRI answers.  Sets CTRD_DIR, CTRD_SOCK, CTRD_PID, CTRD_NS (k8s.io).
+# The handler runs AGENTRT through a wrapper that adds --config DIR/agentrt.conf: a node has
+# /etc/agentrt/agentrt.conf, which a test must not write.
 cri_start() {
   local dir=$1 agentrt=$2
   mkdir -p "$dir"/{cni/bin,cni/net.d,logs,runc-root,agentrt-root} || return 1
+  cri_agentrt_conf "$dir" >"$dir/agentrt.conf" && chmod 0600 "$dir/agentrt.conf" || return 1
+  printf '#!/bin/sh\nexec %q --config %q "$@"\n' "$agentrt" "$dir/agentrt.conf" >"$dir/agentrt" &&
+    chmod 0755 "$dir/agentrt" || return 1
   containerd_start --cri --ns k8s.io --dir "$dir" --config-extra \
-    "$(cri_config "$dir" "$agentrt" "${CRI_SANDBOX_IMAGE:-localhost/agentrt-test/pause:1}")" ||
+    "$(cri_config "$dir" "$dir/agentrt" "${CRI_SANDBOX_IMAGE:-localhost/agentrt-test/pause:1}")" ||
     return 1
   # The pods' cgroups are under the cgroup parent the test gives them; /NS/ID, where ctr would
   # put a container, is not used, and k8s.io is no namespace of ours alone to clean.

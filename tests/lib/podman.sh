@@ -42,10 +42,15 @@ podman_config() {
 # Podman's exit command (`podman container cleanup`, run by conmon after the container exits)
 # gets no --runtime-flag, so a global flag could not give the runtimes a private --root for
 # every call: each runtime is a wrapper named after it (Podman picks runtime_supports_json by
-# the binary's file name) that adds --root.
+# the binary's file name) that adds --root (and agentrt's --config).
 podman_setup() {
   mkdir -p "$PD"/{bin,tmp,volumes,net,rt/agentrt,rt/runc}
-  printf '#!/bin/sh\nexec %q --root %q "$@"\n' "$AGENTRT" "$PD/rt/agentrt" >"$PD/bin/agentrt"
+  # agentrt's operator configuration too (a node has /etc/agentrt/agentrt.conf): the audit logs
+  # in $PD/audit, and io.agentrt.net.allow may name the host's loopback (the test's servers).
+  printf 'audit_dir = %s\npod_annotations = io.agentrt.net.allow\n' "$PD/audit" >"$PD/agentrt.conf"
+  chmod 0600 "$PD/agentrt.conf"
+  printf '#!/bin/sh\nexec %q --root %q --config %q "$@"\n' "$AGENTRT" "$PD/rt/agentrt" \
+    "$PD/agentrt.conf" >"$PD/bin/agentrt"
   printf '#!/bin/sh\nexec %q --root %q "$@"\n' "$(command -v runc)" "$PD/rt/runc" >"$PD/bin/runc"
   chmod 0755 "$PD/bin/agentrt" "$PD/bin/runc"
   podman_config "$PODMAN_CONF_SHIPPED" >"$PD/containers.conf" || return 1

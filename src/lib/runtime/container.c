@@ -17,6 +17,7 @@
 #include "runtime/container_internal.h"
 #include "runtime/features.h"
 #include "sandbox/profile.h"
+#include "sandbox/operator.h"
 #include "spec/spec.h"
 #include "spec/spec_example.h"
 #include "state/state.h"
@@ -36,6 +37,13 @@ container_root (const struct ar_globals *g)
       && snprintf (xdg, sizeof xdg, "%s/agentrt", run) < (int) sizeof xdg)
     return xdg;
   return STATE_DEFAULT_ROOT;
+}
+
+int
+container_operator_load (const struct ar_globals *g, struct operator_conf *out, ar_error_t *err)
+{
+  return operator_load (g->config ? g->config : OPERATOR_CONFIG_DEFAULT, g->config != NULL, out,
+                        err);
 }
 
 /* lock: LOCK_SH, LOCK_EX, or 0 for none (state.json is replaced atomically, so a reader needs

@@ -9,6 +9,10 @@
 #include "state/state.h"
 
 const char *container_root (const struct ar_globals *g);
+/* agentrt.conf: --config, $AGENTRT_CONFIG (both in g->config), or the default (operator.h).  */
+struct operator_conf;
+int container_operator_load (const struct ar_globals *g, struct operator_conf *out,
+                             ar_error_t *err);
 /* Validate the id, lock ROOT/ID (shared or exclusive), load and refresh its state.  With
    dirfd_out the locked directory fd is handed over (the lock lives with it).  */
 int container_load_locked (const struct ar_globals *g, const char *id, bool exclusive,

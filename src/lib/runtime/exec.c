@@ -180,7 +180,8 @@ load_process (int dirfd, const struct ar_exec_opts *o, struct spec **spec,
 struct exec_policy
 {
   const struct state *s;
-  int dirfd; /* ROOT/ID, not locked */
+  const struct operator_conf *op; /* agentrt.conf as it is now */
+  int dirfd;                      /* ROOT/ID, not locked */
   struct seccomp_prog prog, oci;
   struct spec *config; /* the container's, for linux.seccomp */
 };
@@ -225,7 +226,7 @@ hand_over (int listener, pid_t pid, void *data, ar_error_t *err)
 static int
 prepare_exec_policy (struct exec_policy *ep, ar_error_t *err)
 {
-  struct sandbox_flags none = { .policy_only = true };
+  struct sandbox_flags flags = { .op = ep->op, .policy_only = true };
   cleanup_close int rootfd = -1;
   struct sandbox sb;
   struct policy p;
@@ -233,13 +234,24 @@ prepare_exec_policy (struct exec_policy *ep, ar_error_t *err)
 
   if (prepare_exec_oci (ep, err) < 0)
     return -1;
+  /* The annotations create checked, checked again against agentrt.conf as it is now: what the
+     operator no longer lets config.json ask for is not granted to a new process either.  */
+  if (sandbox_resolve (&ep->s->annotations, &flags, &sb, err) < 0)
+    {
+      sandbox_release (&sb);
+      return -1;
+    }
   if (ep->s->platform == NULL || strcmp (ep->s->platform, "none") == 0)
-    return 0;
+    {
+      sandbox_release (&sb);
+      return 0;
+    }
   if (!supervisor_alive (ep->s->sv_pid, ep->s->sv_start))
-    return ar_make_error (err, 0, "cannot exec in container `%s`: its supervisor is not running",
-                          ep->s->id);
-  if (sandbox_resolve (&ep->s->annotations, &none, &sb, err) < 0)
-    return -1;
+    {
+      sandbox_release (&sb);
+      return ar_make_error (err, 0, "cannot exec in container `%s`: its supervisor is not running",
+                            ep->s->id);
+    }
   r = policy_init (&p, policy_native_table (), &sb.popts, err);
   sandbox_release (&sb);
   if (r < 0)
@@ -287,10 +299,10 @@ spawn_in_cgroup (const struct state *s, const struct process_exec_cfg *cfg,
 }
 
 static int
-exec_in (const struct state *s, int dirfd, const struct ar_exec_opts *o, struct spec_process *p,
-         ar_error_t *err)
+exec_in (const struct state *s, const struct operator_conf *op, int dirfd,
+         const struct ar_exec_opts *o, struct spec_process *p, ar_error_t *err)
 {
-  struct exec_policy ep = { .s = s, .dirfd = dirfd };
+  struct exec_policy ep = { .s = s, .op = op, .dirfd = dirfd };
   struct process_exec_cfg cfg = { .init_pid = s->pid,
                                   .init_start = s->pid_start,
                                   .proc = p,
@@ -362,6 +374,7 @@ ar_container_exec (const struct ar_globals *g, const char *id, const struct ar_e
                    ar_error_t *err)
 {
   cleanup_state struct state *s = NULL;
+  cleanup_operator struct operator_conf op = { 0 };
   cleanup_spec struct spec *spec = NULL;
   cleanup_spec_process struct spec_process *file_proc = NULL;
   cleanup_close int dirfd = -1;
@@ -370,7 +383,8 @@ ar_container_exec (const struct ar_globals *g, const char *id, const struct ar_e
 
   if (o->preserve_fds < 0)
     return ar_make_error (err, 0, "--preserve-fds: must not be negative");
-  if (state_check_id (id, err) < 0 || load_process_file (o, &file_proc, err) < 0)
+  if (state_check_id (id, err) < 0 || container_operator_load (g, &op, err) < 0
+      || load_process_file (o, &file_proc, err) < 0)
     return -1;
   if (container_load_locked (g, id, false, &dirfd, &s, err) < 0)
     return -1;
@@ -384,5 +398,5 @@ ar_container_exec (const struct ar_globals *g, const char *id, const struct ar_e
   if (unlocked < 0)
     return ar_make_error (err, errno, "container `%s`: open its state directory", id);
   ar_closep (&dirfd);
-  return exec_in (s, unlocked, o, p, err);
+  return exec_in (s, &op, unlocked, o, p, err);
 }

@@ -50,6 +50,7 @@
 /* What create works from, gathered before it touches the machine.  */
 struct create_ctx
 {
+  const struct ar_globals *g;
   const char *id;
   const struct ar_create_opts *o;
   const char *state_root; /* --root: where the compiled policy is kept */
@@ -60,6 +61,7 @@ struct create_ctx
   struct spec *spec;
   struct ns_plan ns;
   struct state *st;
+  struct operator_conf op; /* agentrt.conf */
   struct sandbox sb;
   struct seccomp_prog progs[FILTER__N];
   struct vfiles_limits *limits; /* with the supervisor */
@@ -83,6 +85,7 @@ create_ctx_release (struct create_ctx *c)
   state_free (c->st);
   ar_closep (&c->console);
   sandbox_release (&c->sb);
+  operator_release (&c->op);
   for (int i = 0; i < FILTER__N; i++)
     seccomp_prog_release (&c->progs[i]);
   free (c->limits);
@@ -289,7 +292,9 @@ static int
 prepare_create (struct create_ctx *c, ar_error_t *err)
 {
   const struct ar_create_opts *o = c->o;
-  struct sandbox_flags f = { .platform = o->platform,
+  struct sandbox_flags f = { .op = &c->op,
+                             .id = c->id,
+                             .platform = o->platform,
                              .audit_log = o->audit_log,
                              .net_allow = o->net_allow,
                              .timeout = o->timeout,
@@ -302,13 +307,17 @@ prepare_create (struct create_ctx *c, ar_error_t *err)
                              .agent = o->agent };
 
   /* The allowlist may add a network namespace: before namespaces_plan.  */
-  if (state_check_id (c->id, err) < 0 || resolve_bundle (c->o->bundle, &c->bundle, err) < 0
-      || load_config (c, err) < 0 || apply_edits (c, &f, err) < 0 || check_rootfs (c, err) < 0
-      || check_process (c, err) < 0 || check_unsupported (c->spec, err) < 0
+  if (state_check_id (c->id, err) < 0 || container_operator_load (c->g, &c->op, err) < 0
+      || resolve_bundle (c->o->bundle, &c->bundle, err) < 0 || load_config (c, err) < 0
+      || apply_edits (c, &f, err) < 0 || check_rootfs (c, err) < 0 || check_process (c, err) < 0
+      || check_unsupported (c->spec, err) < 0
       || sandbox_resolve (&c->spec->annotations, &f, &c->sb, err) < 0 || prepare_egress (c, err) < 0
       || prepare_policy (c, err) < 0
       || cgroup_resolve (c->spec, c->id, c->systemd_cgroup, &c->cg, err) < 0
       || namespaces_plan (c->spec, &c->ns, err) < 0)
+    return -1;
+  /* The operator's directory, kept between containers: made once, never removed.  */
+  if (o->audit_log == NULL && operator_make_audit_dir (&c->op, err) < 0)
     return -1;
   /* The overlay is attached inside the init's mount namespace, which namespaces_plan has
      made sure of.  */
@@ -774,6 +783,7 @@ create_container (const struct ar_globals *g, const char *id, const struct ar_cr
                   bool foreground, pid_t *pid, int *console, ar_error_t *err)
 {
   cleanup_create_ctx struct create_ctx c = {
+    .g = g,
     .id = id,
     .o = o,
     .foreground = foreground,

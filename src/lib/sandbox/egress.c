@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
 #include <linux/mount.h>
 #include <net/if.h>
 #include <netdb.h>
@@ -229,6 +230,59 @@ egress_is_loopback (const struct sockaddr *sa, size_t len)
   if (family == AF_INET)
     return addr[0] == 127;
   return IN6_IS_ADDR_LOOPBACK ((const struct in6_addr *) addr);
+}
+
+static bool
+special_local (const struct egress_rule *r)
+{
+  static const uint8_t any6[16] = { 0 };
+  const uint8_t *a = r->addr;
+
+  if (r->family == AF_INET)
+    return a[0] == 127 || a[0] == 0 || (a[0] == 169 && a[1] == 254);
+  return IN6_IS_ADDR_LOOPBACK ((const struct in6_addr *) a) || memcmp (a, any6, 16) == 0
+         || (a[0] == 0xfe && (a[1] & 0xc0) == 0x80);
+}
+
+static bool
+same_address (const struct egress_rule *r, const struct sockaddr *sa)
+{
+  if (sa == NULL || sa->sa_family != r->family)
+    return false;
+  if (r->family == AF_INET)
+    return memcmp (&((const struct sockaddr_in *) sa)->sin_addr, r->addr, 4) == 0;
+  return memcmp (&((const struct sockaddr_in6 *) sa)->sin6_addr, r->addr, 16) == 0;
+}
+
+ssize_t
+egress_host_local (const struct egress_list *l)
+{
+  struct ifaddrs *ifs = NULL;
+  ssize_t found = -1;
+
+  for (size_t i = 0; i < l->n; i++)
+    if (special_local (&l->rules[i]))
+      return (ssize_t) i;
+  if (getifaddrs (&ifs) < 0)
+    return -2;
+  for (size_t i = 0; i < l->n && found < 0; i++)
+    for (struct ifaddrs *f = ifs; f && found < 0; f = f->ifa_next)
+      if (same_address (&l->rules[i], f->ifa_addr))
+        found = (ssize_t) i;
+  freeifaddrs (ifs);
+  return found;
+}
+
+void
+egress_rule_text (const struct egress_rule *r, char *buf, size_t len)
+{
+  char addr[INET6_ADDRSTRLEN] = "?";
+
+  inet_ntop (r->family, r->addr, addr, sizeof addr);
+  if (r->family == AF_INET6)
+    snprintf (buf, len, "[%s]:%u", addr, (unsigned) r->port);
+  else
+    snprintf (buf, len, "%s:%u", addr, (unsigned) r->port);
 }
 
 /* 1 if the network namespace at `path` has no interface but lo, 0 if it has others.  A child

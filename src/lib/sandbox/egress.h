@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 
 #include "agentrt/error.h"
 #include "spec/spec.h"
@@ -42,6 +43,14 @@ void egress_release (struct egress_list *l);
 bool egress_match (const struct egress_list *l, const struct sockaddr *sa, size_t len);
 /* Is it an address of the loopback network (127/8, ::1, v4-mapped 127/8)?  */
 bool egress_is_loopback (const struct sockaddr *sa, size_t len);
+
+/* The index of the first rule naming an address of this host as the broker sees it: loopback,
+   unspecified (0.0.0.0/8, ::), link-local (169.254/16, fe80::/10) or one of the addresses of
+   the caller's network namespace's interfaces; -1 if none; -2 if those cannot be listed.  */
+ssize_t egress_host_local (const struct egress_list *l);
+/* "1.2.3.4:80", "[::1]:80".  */
+#define EGRESS_RULE_TEXT 64
+void egress_rule_text (const struct egress_rule *r, char *buf, size_t len);
 
 /* The container needs a network namespace of its own: one is added to a config that has none;
    a config that joins one is refused, naming `from`, unless that one has no interface but lo

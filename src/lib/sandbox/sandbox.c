@@ -5,8 +5,10 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "sandbox/annotations.h"
 #include "sandbox/profile.h"
 #include "sandbox/sandbox.h"
 #include "supervisor/supervisor.h"
@@ -50,25 +52,64 @@ resolve_platform (const char *v, const char *from, enum sandbox_platform *out, a
   return 0;
 }
 
-/* The directory of an audit log must exist; the file is created by the supervisor.  A relative
-   --audit-log is taken from the current directory, as a person typing it means.  */
+/* --audit-log: the directory must exist; the file is created by the supervisor.  A relative
+   path is taken from the current directory, as a person typing it means.  */
 static int
-resolve_audit (const char *v, const char *from, bool flag, char **out, ar_error_t *err)
+resolve_audit_flag (const char *v, char **out, ar_error_t *err)
 {
   cleanup_free char *dir = NULL;
   cleanup_free char *abs = NULL;
   const char *slash;
 
   if (v[0] == '\0' || v[strlen (v) - 1] == '/')
-    return ar_make_error (err, EINVAL, "%s: `%s` is not a file path", from, v);
-  if (v[0] != '/' && !flag)
-    return ar_make_error (err, EINVAL, "%s: `%s` must be an absolute path", from, v);
+    return ar_make_error (err, EINVAL, "--audit-log: `%s` is not a file path", v);
   slash = strrchr (v, '/');
   dir = slash ? xstrndup (v, slash == v ? 1 : (size_t) (slash - v)) : xstrdup (".");
   abs = realpath (dir, NULL);
   if (abs == NULL)
-    return ar_make_error (err, errno, "%s: directory `%s`", from, dir);
+    return ar_make_error (err, errno, "--audit-log: directory `%s`", dir);
   *out = xasprintf ("%s/%s", strcmp (abs, "/") == 0 ? "" : abs, slash ? slash + 1 : v);
+  return 0;
+}
+
+/* The annotation, where the operator lets pods use it: a file directly under audit_dir, not a
+   symlink nor anything but a regular file if it exists (the supervisor opens it O_NOFOLLOW,
+   so one planted later fails the open).  */
+static int
+resolve_audit_annotation (const char *v, const struct operator_conf *op, char **out,
+                          ar_error_t *err)
+{
+  const char *dir = op ? op->audit_dir : NULL;
+  size_t n = dir ? strlen (dir) : 0;
+  bool under = dir && strncmp (v, dir, n) == 0 && v[n] == '/';
+  const char *name = under ? v + n + 1 : "";
+  struct stat st;
+
+  if (name[0] == '\0' || strchr (name, '/') || strcmp (name, ".") == 0 || strcmp (name, "..") == 0
+      || strlen (name) > NAME_MAX)
+    return ar_make_error (err, 0,
+                          "annotation io.agentrt.audit: `%s`: expected a file directly under "
+                          "audit_dir `%s`",
+                          v, dir ? dir : "(not set)");
+  if (lstat (v, &st) == 0 && !S_ISREG (st.st_mode))
+    return ar_make_error (err, 0, "annotation io.agentrt.audit: `%s` is not a regular file", v);
+  *out = xstrdup (v);
+  return 0;
+}
+
+/* The flag wins; else the annotation; else audit_dir/ID.jsonl when the operator set audit_dir
+   (create only: exec writes no log of its own).  */
+static int
+resolve_audit (const struct spec_map *a, const struct sandbox_flags *f, char **out, ar_error_t *err)
+{
+  const char *audit = sandbox_annotation (a, "io.agentrt.audit");
+
+  if (f->audit_log)
+    return resolve_audit_flag (f->audit_log, out, err);
+  if (audit)
+    return resolve_audit_annotation (audit, f->op, out, err);
+  if (f->op && f->op->audit_dir && f->id)
+    *out = xasprintf ("%s/%s.jsonl", f->op->audit_dir, f->id);
   return 0;
 }
 
@@ -99,13 +140,44 @@ resolve_ptrace (const char *v, bool *out, ar_error_t *err)
   return 0;
 }
 
+/* The broker connects from the caller's network namespace, the host's: an allowlisted address
+   of the host itself (its loopback, a link-local one such as a cloud's metadata service, one of
+   its interfaces) reaches services the container's own network never could.  The operator may
+   name one (--net-allow, or pod_annotations); config.json may not.  */
 static int
-resolve_net_allow (const char *flag, const char *annotation, struct sandbox *out, ar_error_t *err)
+check_host_local (const struct egress_list *l, const struct operator_conf *op, ar_error_t *err)
+{
+  char text[EGRESS_RULE_TEXT];
+  ssize_t i;
+
+  if (operator_pod_may (op, "io.agentrt.net.allow"))
+    return 0;
+  i = egress_host_local (l);
+  if (i == -2)
+    return ar_make_error (err, errno,
+                          "annotation io.agentrt.net.allow: list this host's addresses");
+  if (i < 0)
+    return 0;
+  egress_rule_text (&l->rules[i], text, sizeof text);
+  return ar_make_error (err, 0,
+                        "annotation io.agentrt.net.allow: %s is an address of this host (loopback, "
+                        "link-local or one of its interfaces), which the broker would reach from "
+                        "the host's network: that is the operator's to allow (--net-allow, or "
+                        "pod_annotations = io.agentrt.net.allow in agentrt.conf), not "
+                        "config.json's",
+                        text);
+}
+
+static int
+resolve_net_allow (const char *flag, const char *annotation, const struct operator_conf *op,
+                   struct sandbox *out, ar_error_t *err)
 {
   out->egress_from = flag ? "--net-allow" : "annotation io.agentrt.net.allow";
   out->egress = xzalloc (sizeof *out->egress);
-  if (egress_parse (flag ? flag : annotation, out->egress_from, out->egress, err) < 0)
+  if (egress_parse (flag ? flag : annotation, out->egress_from, out->egress, err) < 0
+      || (flag == NULL && check_host_local (out->egress, op, err) < 0))
     {
+      egress_release (out->egress);
       free (out->egress);
       out->egress = NULL;
       return -1;
@@ -212,6 +284,49 @@ source_name (const char *flag, const char *key, bool from_flag, char *buf, size_
   return buf;
 }
 
+/* One io.agentrt.* annotation of config.json (annotations.h): a key agentrt knows, not one it
+   writes itself, and a value the operator lets config.json ask for.  */
+static int
+check_annotation (const char *key, const char *value, const struct operator_conf *op, bool agent,
+                  ar_error_t *err)
+{
+  const struct annotation_key *k = annotation_lookup (key);
+
+  if (k == NULL)
+    return ar_make_error (err, 0, "unknown annotation %s", key);
+  if (k->output)
+    return ar_make_error (err, 0,
+                          "annotation %s is written by agentrt (`state` shows it), not read from "
+                          "config.json",
+                          key);
+  if (k->operators == NULL || !k->operators (value, agent) || operator_pod_may (op, key))
+    return 0;
+  return ar_make_error (
+      err, 0,
+      "annotation %s%s%s %s: that is the operator's to ask for (%s%spod_annotations "
+      "= %s in agentrt.conf), not config.json's",
+      key, k->show_value ? "=" : "", k->show_value ? value : "", k->what, k->flag ? k->flag : "",
+      k->flag ? ", or " : "", key);
+}
+
+static int
+check_annotations (const struct spec_map *a, const struct operator_conf *op, bool agent,
+                   ar_error_t *err)
+{
+  for (size_t i = 0; i < a->n; i++)
+    if (annotation_is_ours (a->items[i].key)
+        && check_annotation (a->items[i].key, a->items[i].value, op, agent, err) < 0)
+      return -1;
+  return 0;
+}
+
+static bool
+wants_agent (const struct spec_map *a, const struct sandbox_flags *f)
+{
+  const char *profile = sandbox_annotation (a, "io.agentrt.profile");
+  return f->agent || (profile && strcmp (profile, "agent") == 0);
+}
+
 int
 sandbox_edits (const struct spec_map *a, const struct sandbox_flags *f, struct profile_edits *out,
                ar_error_t *err)
@@ -221,6 +336,9 @@ sandbox_edits (const struct spec_map *a, const struct sandbox_flags *f, struct p
   long long n;
 
   memset (out, 0, sizeof *out);
+  /* Before the profile adds annotations of its own: what config.json asked for.  */
+  if (check_annotations (a, f->op, wants_agent (a, f), err) < 0)
+    return -1;
   if (profile && strcmp (profile, "agent") != 0 && strcmp (profile, "") != 0)
     return ar_make_error (err, EINVAL, "annotation io.agentrt.profile: `%s`: only `agent`",
                           profile);
@@ -406,26 +524,22 @@ sandbox_resolve (const struct spec_map *a, const struct sandbox_flags *f, struct
                  ar_error_t *err)
 {
   const char *platform = sandbox_annotation (a, "io.agentrt.platform");
-  const char *audit = sandbox_annotation (a, "io.agentrt.audit");
   const char *release = sandbox_annotation (a, "io.agentrt.uname.release");
   const char *ptrace = sandbox_annotation (a, "io.agentrt.policy.ptrace");
   const char *net_allow = sandbox_annotation (a, "io.agentrt.net.allow");
 
   memset (out, 0, sizeof *out);
+  /* exec resolves the stored annotations too, against agentrt.conf as it is now.  */
+  if (check_annotations (a, f->op, wants_agent (a, f), err) < 0)
+    return -1;
   if (f->platform || platform)
     {
       const char *from = f->platform ? "--platform" : "annotation io.agentrt.platform";
       if (resolve_platform (f->platform ? f->platform : platform, from, &out->platform, err) < 0)
         return -1;
     }
-  if (f->audit_log || audit)
-    {
-      const char *from = f->audit_log ? "--audit-log" : "annotation io.agentrt.audit";
-      if (resolve_audit (f->audit_log ? f->audit_log : audit, from, f->audit_log != NULL,
-                         &out->audit_path, err)
-          < 0)
-        return -1;
-    }
+  if (resolve_audit (a, f, &out->audit_path, err) < 0)
+    return -1;
   if (release == NULL)
     out->uname_release = xstrdup (SUPERVISOR_DEFAULT_RELEASE);
   else if (resolve_release (release, &out->uname_release, err) < 0)
@@ -433,7 +547,7 @@ sandbox_resolve (const struct spec_map *a, const struct sandbox_flags *f, struct
   if (ptrace && resolve_ptrace (ptrace, &out->popts.allow_ptrace, err) < 0)
     return -1;
   if (!f->policy_only && (f->net_allow || net_allow)
-      && resolve_net_allow (f->net_allow, net_allow, out, err) < 0)
+      && resolve_net_allow (f->net_allow, net_allow, f->op, out, err) < 0)
     return -1;
   if (check_ptrace_platform (out, err) < 0)
     return -1;

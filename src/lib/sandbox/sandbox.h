@@ -1,9 +1,13 @@
 /* The sandbox controls of one container, from its annotations (io.agentrt.*, for engines) and
    the flags of create and run (for a person; a flag wins over an annotation).  Resolved and
    checked before create touches the machine: a bad value fails naming the annotation or flag.
+   The annotations are config.json's, which is untrusted: who may ask for which value is
+   annotations.h's table, and what the operator allows pods is agentrt.conf (operator.h).
 
      io.agentrt.platform        --platform     seccomp (default) | ptrace | none
-     io.agentrt.audit           --audit-log    the audit log (default ROOT/ID/audit.jsonl)
+     io.agentrt.audit           --audit-log    the audit log (default ROOT/ID/audit.jsonl, or
+                                               audit_dir/ID.jsonl); the annotation only names
+                                               a file directly under audit_dir
      io.agentrt.uname.release   -              the kernel release uname reports
      io.agentrt.policy.ptrace   -              allow | deny (default): ptrace for debugging
      io.agentrt.net.allow       --net-allow    TCP endpoints the egress broker connects to
@@ -20,6 +24,7 @@
 
 #include "agentrt/error.h"
 #include "sandbox/egress.h"
+#include "sandbox/operator.h"
 #include "policy/policy.h"
 #include "spec/spec.h"
 
@@ -32,10 +37,12 @@ enum sandbox_platform
 
 struct sandbox_flags
 {
-  const char *platform;  /* --platform, or NULL */
-  const char *audit_log; /* --audit-log, or NULL */
-  const char *net_allow; /* --net-allow, or NULL */
-  bool policy_only;      /* exec: what the filter needs; the allowlist is not resolved again */
+  const struct operator_conf *op; /* agentrt.conf, or NULL: every default */
+  const char *id;                 /* the container's: its log in audit_dir; NULL for exec */
+  const char *platform;           /* --platform, or NULL */
+  const char *audit_log;          /* --audit-log, or NULL */
+  const char *net_allow;          /* --net-allow, or NULL */
+  bool policy_only; /* exec: what the filter needs; the allowlist is not resolved again */
   const char *timeout, *disk, *canary; /* NULL when not given */
   const char *memory, *cpus, *pids;
   bool ephemeral, agent;

@@ -1,0 +1,50 @@
+/* The operator's configuration file, agentrt.conf: what the node's operator decides and no
+   config.json may (annotations.h says why config.json is untrusted).  Read by the commands
+   that need it (create, run, exec), from --config FILE, else $AGENTRT_CONFIG, else
+   OPERATOR_CONFIG_DEFAULT, which may be missing (then every key has its default); a file named
+   by the flag or the variable must exist.
+
+   The format is strict, so that a typo is an error and not a default: one `key = value` a line,
+   blanks around both ignored, `#` starting a comment line, blank lines; an unknown key, a
+   repeated one, a line without `=` or an empty value fails every command that reads the file
+   with `FILE:LINE: …`.  The file must be a regular file, owned by root (or by the user running
+   agentrt) and not writable by group or others: whoever can write it decides what pods may do.
+
+     audit_dir = DIR          every container's audit log is DIR/ID.jsonl (instead of
+                              ROOT/ID/audit.jsonl, which goes with the container); DIR is made
+                              0750 when missing
+     pod_annotations = K,…    operator-only annotation keys that config.json may nevertheless
+                              use on this node (annotations.h); io.agentrt.audit then names a
+                              file directly under audit_dir, nothing else
+
+   A key is a row of the table in operator.c and a member here.  */
+#ifndef AGENTRT_OPERATOR_H
+#define AGENTRT_OPERATOR_H
+
+#include <stdbool.h>
+
+#include "agentrt/error.h"
+
+#define OPERATOR_CONFIG_DEFAULT "/etc/agentrt/agentrt.conf"
+
+struct operator_conf
+{
+  char *path;             /* the file read, or NULL: none, every default */
+  char *audit_dir;        /* absolute, without a trailing '/'; NULL: ROOT/ID/audit.jsonl */
+  char **pod_annotations; /* NULL-terminated, or NULL: none */
+};
+
+/* Read `path`, or (named false) the default, whose absence is no error.  */
+int operator_load (const char *path, bool named, struct operator_conf *out, ar_error_t *err);
+/* Parse the text of a file; errors are "`name`:LINE: …".  */
+int operator_parse (const char *text, const char *name, struct operator_conf *out, ar_error_t *err);
+void operator_release (struct operator_conf *c);
+#define cleanup_operator __attribute__ ((cleanup (operator_release)))
+
+/* May config.json set the operator-only values of annotation `key`?  `c` may be NULL.  */
+bool operator_pod_may (const struct operator_conf *c, const char *key);
+
+/* audit_dir, made 0750 (with its parents) when missing.  */
+int operator_make_audit_dir (const struct operator_conf *c, ar_error_t *err);
+
+#endif

@@ -1,0 +1,375 @@
+/* Unit tests of agentrt.conf (sandbox/operator.c) and of who may ask for what through
+   annotations (sandbox/annotations.c, as sandbox_resolve applies it).  Runs without root.  */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sandbox/operator.h"
+#include "sandbox/sandbox.h"
+#include "tap.h"
+#include "utils.h"
+
+static char tmp_dir[] = "/tmp/agentrt-test-operator.XXXXXX";
+
+static bool
+err_is (ar_error_t *err, const char *want)
+{
+  cleanup_free char *text = *err ? ar_error_text (*err) : xstrdup ("(no error)");
+  bool ok = strcmp (text, want) == 0;
+  if (!ok)
+    printf ("# error `%s`, expected `%s`\n", text, want);
+  ar_error_release (err);
+  return ok;
+}
+
+/* Parse `text`; expect the error `want` (NULL: success, and the result stays in *c).  */
+static bool
+parse_is (const char *text, const char *want, struct operator_conf *c)
+{
+  ar_error_t err = NULL;
+  int r = operator_parse (text, "agentrt.conf", c, &err);
+
+  if (want == NULL)
+    {
+      if (r < 0)
+        return err_is (&err, "(success)");
+      return true;
+    }
+  return r < 0 && c->audit_dir == NULL && c->pod_annotations == NULL && err_is (&err, want);
+}
+
+static int
+test_parse_good (void)
+{
+  struct operator_conf c;
+
+  CHECK (parse_is ("", NULL, &c));
+  CHECK (c.audit_dir == NULL && c.pod_annotations == NULL);
+  CHECK (parse_is ("# agentrt.conf\n\n  # indented comment\naudit_dir = /var/log/agentrt\n"
+                   "pod_annotations=io.agentrt.audit , io.agentrt.platform\n",
+                   NULL, &c));
+  CHECK_STR (c.audit_dir, "/var/log/agentrt");
+  CHECK_STR (c.pod_annotations[0], "io.agentrt.audit");
+  CHECK_STR (c.pod_annotations[1], "io.agentrt.platform");
+  CHECK (c.pod_annotations[2] == NULL);
+  CHECK (operator_pod_may (&c, "io.agentrt.platform"));
+  CHECK (!operator_pod_may (&c, "io.agentrt.policy.ptrace"));
+  CHECK (!operator_pod_may (NULL, "io.agentrt.platform"));
+  operator_release (&c);
+  /* Empty components dropped, no trailing slash; no final newline needed.  */
+  CHECK (parse_is ("\taudit_dir\t=\t//var//log/agentrt/", NULL, &c));
+  CHECK_STR (c.audit_dir, "/var/log/agentrt");
+  operator_release (&c);
+  return 0;
+}
+
+static int
+test_parse_errors (void)
+{
+  struct operator_conf c;
+
+  CHECK (parse_is ("audit_dir = /a\nbogus = 1\n", "agentrt.conf:2: unknown key `bogus`", &c));
+  CHECK (parse_is ("\n\naudit_dir /a\n", "agentrt.conf:3: expected `key = value`", &c));
+  CHECK (parse_is ("audit_dir = /a\naudit_dir = /b\n",
+                   "agentrt.conf:2: audit_dir: given twice (line 1)", &c));
+  CHECK (parse_is ("audit_dir =\n",
+                   "agentrt.conf:1: audit_dir: empty value (leave the key out for its default)",
+                   &c));
+  CHECK (parse_is (" = /a\n", "agentrt.conf:1: unknown key ``", &c));
+  CHECK (parse_is ("audit_dir = /a\r\n",
+                   "agentrt.conf:1: audit_dir: a control character in the "
+                   "value",
+                   &c));
+  CHECK (parse_is ("audit_dir = var/log\n",
+                   "agentrt.conf:1: audit_dir: `var/log`: expected an absolute path", &c));
+  CHECK (parse_is ("audit_dir = /var/../etc\n",
+                   "agentrt.conf:1: audit_dir: `/var/../etc`: `.` and `..` are not allowed", &c));
+  CHECK (parse_is ("audit_dir = ///\n",
+                   "agentrt.conf:1: audit_dir: `/`: expected a directory of its own", &c));
+  /* containerd's pattern is not ours: only keys with operator-only values may be listed.  */
+  CHECK (parse_is ("pod_annotations = io.agentrt.*\n",
+                   "agentrt.conf:1: pod_annotations: `io.agentrt.*` is not an annotation with "
+                   "operator-only values (io.agentrt.audit, io.agentrt.ephemeral, "
+                   "io.agentrt.net.allow, io.agentrt.platform, io.agentrt.policy.ptrace)",
+                   &c));
+  CHECK (parse_is ("pod_annotations = io.agentrt.timeout\n",
+                   "agentrt.conf:1: pod_annotations: `io.agentrt.timeout` is not an annotation "
+                   "with operator-only values (io.agentrt.audit, io.agentrt.ephemeral, "
+                   "io.agentrt.net.allow, io.agentrt.platform, io.agentrt.policy.ptrace)",
+                   &c));
+  CHECK (parse_is ("pod_annotations = io.agentrt.platform,,io.agentrt.audit\n",
+                   "agentrt.conf:1: pod_annotations: an empty item", &c));
+  CHECK (parse_is ("# no audit_dir\npod_annotations = io.agentrt.audit\n",
+                   "agentrt.conf:2: pod_annotations: io.agentrt.audit needs audit_dir (the only "
+                   "directory it may name a file in)",
+                   &c));
+  return 0;
+}
+
+static char *
+write_conf (const char *name, const char *text, mode_t mode)
+{
+  char *path = xasprintf ("%s/%s", tmp_dir, name);
+  int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+  if (fd < 0 || write (fd, text, strlen (text)) != (ssize_t) strlen (text))
+    abort ();
+  close (fd);
+  if (chmod (path, mode) < 0)
+    abort ();
+  return path;
+}
+
+static int
+test_load (void)
+{
+  cleanup_free char *good = write_conf ("good.conf", "audit_dir = /x\n", 0644);
+  cleanup_free char *gw = write_conf ("gw.conf", "audit_dir = /x\n", 0664);
+  cleanup_free char *missing = xasprintf ("%s/missing.conf", tmp_dir);
+  cleanup_free char *fifo = xasprintf ("%s/fifo.conf", tmp_dir);
+  cleanup_free char *want = NULL;
+  struct operator_conf c;
+  ar_error_t err = NULL;
+
+  CHECK (operator_load (good, true, &c, &err) == 0);
+  CHECK_STR (c.path, good);
+  CHECK_STR (c.audit_dir, "/x");
+  operator_release (&c);
+  /* The default may be missing: every key has its default.  A file named is meant.  */
+  CHECK (operator_load (missing, false, &c, &err) == 0 && c.path == NULL && c.audit_dir == NULL);
+  want = xasprintf ("operator configuration `%s`: %s", missing, strerror (ENOENT));
+  CHECK (operator_load (missing, true, &c, &err) < 0 && err_is (&err, want));
+  free (want);
+  want = xasprintf ("`%s` is writable by group or others", gw);
+  CHECK (operator_load (gw, false, &c, &err) < 0 && err_is (&err, want));
+  free (want);
+  /* Not waited on: refused as what it is.  */
+  CHECK (mkfifo (fifo, 0600) == 0);
+  want = xasprintf ("`%s` is not a regular file", fifo);
+  CHECK (operator_load (fifo, true, &c, &err) < 0 && err_is (&err, want));
+  free (want);
+  want = xasprintf ("`%s` is not a regular file", tmp_dir);
+  CHECK (operator_load (tmp_dir, true, &c, &err) < 0 && err_is (&err, want));
+  free (want);
+  /* A parse error names the file as given, and its line.  */
+  free (good);
+  good = write_conf ("bad.conf", "\naudit_dirr = /x\n", 0600);
+  want = xasprintf ("%s:2: unknown key `audit_dirr`", good);
+  CHECK (operator_load (good, true, &c, &err) < 0 && err_is (&err, want));
+  unlink (good);
+  unlink (gw);
+  unlink (fifo);
+  return 0;
+}
+
+static int
+test_load_owner (void)
+{
+  cleanup_free char *path = write_conf ("owned.conf", "", 0644);
+  cleanup_free char *want = NULL;
+  struct operator_conf c;
+  ar_error_t err = NULL;
+
+  if (geteuid () != 0)
+    {
+      unlink (path);
+      printf ("# needs root to give the file away\n");
+      return 77;
+    }
+  CHECK (chown (path, 65534, 65534) == 0);
+  want = xasprintf ("`%s` is owned by uid 65534, not by root", path);
+  CHECK (operator_load (path, true, &c, &err) < 0 && err_is (&err, want));
+  unlink (path);
+  return 0;
+}
+
+static int
+test_make_audit_dir (void)
+{
+  cleanup_free char *dir = xasprintf ("%s/logs/agentrt", tmp_dir);
+  cleanup_free char *file = xasprintf ("%s/good.conf", tmp_dir);
+  struct operator_conf c = { .audit_dir = dir };
+  struct operator_conf none = { 0 };
+  ar_error_t err = NULL;
+  struct stat st;
+
+  CHECK (operator_make_audit_dir (&none, &err) == 0);
+  CHECK (operator_make_audit_dir (&c, &err) == 0);
+  CHECK (stat (dir, &st) == 0 && S_ISDIR (st.st_mode) && (st.st_mode & 07777) == 0750);
+  CHECK (operator_make_audit_dir (&c, &err) == 0); /* there already */
+  rmdir (dir);
+  c.audit_dir = dir = xasprintf ("%s/logs", tmp_dir);
+  rmdir (dir);
+  free (dir);
+  /* A file where the directory should be.  */
+  close (open (file, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+  c.audit_dir = dir = xstrdup (file);
+  CHECK (operator_make_audit_dir (&c, &err) < 0);
+  ar_error_release (&err);
+  unlink (file);
+  return 0;
+}
+
+/* sandbox_resolve of annotations `kv` (key, value, …, NULL) with agentrt.conf `op`; the error
+   text, or "" for success.  */
+static char *
+resolve (const struct operator_conf *op, const char *id, ...)
+{
+  struct spec_kv items[16];
+  struct spec_map a = { items, 0 };
+  struct sandbox_flags f = { .op = op, .id = id };
+  struct sandbox sb;
+  ar_error_t err = NULL;
+  const char *k;
+  char *out;
+  va_list ap;
+
+  va_start (ap, id);
+  while ((k = va_arg (ap, const char *)) != NULL)
+    {
+      items[a.n].key = (char *) k;
+      items[a.n++].value = va_arg (ap, char *);
+    }
+  va_end (ap);
+  if (sandbox_resolve (&a, &f, &sb, &err) < 0)
+    {
+      out = ar_error_text (err);
+      ar_error_release (&err);
+      sandbox_release (&sb);
+      return out;
+    }
+  out = xstrdup (sb.audit_path ? sb.audit_path : "");
+  sandbox_release (&sb);
+  return out;
+}
+
+#define CHECK_RESOLVE(want, ...)                             \
+  do                                                         \
+    {                                                        \
+      cleanup_free char *got_ = resolve (__VA_ARGS__, NULL); \
+      CHECK_STR (got_, want);                                \
+    }                                                        \
+  while (0)
+
+static int
+test_annotations_who (void)
+{
+  struct operator_conf none = { 0 };
+
+  /* The pod's: they only tighten, or change nothing outside.  */
+  CHECK_RESOLVE ("", &none, "c1", "io.agentrt.platform", "ptrace", "io.agentrt.timeout", "5m",
+                 "io.agentrt.policy.ptrace", "deny", "io.agentrt.ephemeral", "true",
+                 "io.agentrt.uname.release", "6.1.0", "other.key", "x");
+  /* Without the agent profile, not ephemeral is what every runc container is.  */
+  CHECK_RESOLVE ("", &none, "c1", "io.agentrt.ephemeral", "false");
+  CHECK_RESOLVE ("unknown annotation io.agentrt.timout", NULL, "c1", "io.agentrt.timout", "5m");
+  CHECK_RESOLVE ("unknown annotation IO.AGENTRT.timeout", NULL, "c1", "IO.AGENTRT.timeout", "5m");
+  CHECK_RESOLVE ("annotation io.agentrt.stop.reason is written by agentrt (`state` shows it), not "
+                 "read from config.json",
+                 NULL, "c1", "io.agentrt.stop.reason", "timeout");
+  CHECK_RESOLVE ("annotation io.agentrt.audit.alerts is written by agentrt (`state` shows it), "
+                 "not read from config.json",
+                 NULL, "c1", "io.agentrt.audit.alerts", "0");
+  CHECK_RESOLVE ("annotation io.agentrt.platform=none turns the supervisor off: that is the "
+                 "operator's to ask for (--platform none, or pod_annotations = io.agentrt.platform "
+                 "in agentrt.conf), not config.json's",
+                 &none, "c1", "io.agentrt.platform", "none");
+  CHECK_RESOLVE ("annotation io.agentrt.audit names a file on the host: that is the operator's to "
+                 "ask for (--audit-log or audit_dir, or pod_annotations = io.agentrt.audit in "
+                 "agentrt.conf), not config.json's",
+                 &none, "c1", "io.agentrt.audit", "/etc/passwd");
+  CHECK_RESOLVE ("annotation io.agentrt.policy.ptrace=allow lets the workload trace its "
+                 "processes: that is the operator's to ask for (pod_annotations = "
+                 "io.agentrt.policy.ptrace in agentrt.conf), not config.json's",
+                 &none, "c1", "io.agentrt.policy.ptrace", "allow");
+  CHECK_RESOLVE ("annotation io.agentrt.ephemeral=false under the agent profile lets the workload "
+                 "write into the bundle: that is the operator's to ask for (pod_annotations = "
+                 "io.agentrt.ephemeral in agentrt.conf), not config.json's",
+                 &none, "c1", "io.agentrt.profile", "agent", "io.agentrt.ephemeral", "false");
+  return 0;
+}
+
+static int
+test_annotations_allowed (void)
+{
+  cleanup_free char *dir = xasprintf ("%s/audit", tmp_dir);
+  cleanup_free char *inside = xasprintf ("%s/mine.jsonl", dir);
+  cleanup_free char *link = xasprintf ("%s/link.jsonl", dir);
+  cleanup_free char *deeper = xasprintf ("%s/sub/x.jsonl", dir);
+  cleanup_free char *dotdot = xasprintf ("%s/../x.jsonl", dir);
+  cleanup_free char *sibling = xasprintf ("%s-other/x.jsonl", dir);
+  cleanup_free char *want = NULL;
+  char *keys[] = { (char *) "io.agentrt.audit", (char *) "io.agentrt.platform", NULL };
+  struct operator_conf op = { .audit_dir = dir, .pod_annotations = keys };
+  struct operator_conf dir_only = { .audit_dir = dir };
+
+  CHECK (mkdir (dir, 0750) == 0);
+  CHECK (symlink ("/etc/passwd", link) == 0);
+  /* audit_dir places every log: ID.jsonl.  */
+  want = xasprintf ("%s/c1.jsonl", dir);
+  CHECK_RESOLVE (want, &dir_only, "c1", "k", "v");
+  CHECK_RESOLVE ("", &dir_only, NULL, "k", "v"); /* exec: no log of its own */
+  CHECK_RESOLVE (want, &op, "c1", "io.agentrt.platform", "none");
+  CHECK_RESOLVE (inside, &op, "c1", "io.agentrt.audit", inside);
+  free (want);
+  want = xasprintf ("annotation io.agentrt.audit: `%s` is not a regular file", link);
+  CHECK_RESOLVE (want, &op, "c1", "io.agentrt.audit", link);
+  const char *outside[] = { deeper, dotdot, sibling, "/etc/passwd", "relative.jsonl", dir };
+  for (size_t i = 0; i < ARRAY_SIZE (outside); i++)
+    {
+      free (want);
+      want = xasprintf ("annotation io.agentrt.audit: `%s`: expected a file directly under "
+                        "audit_dir `%s`",
+                        outside[i], dir);
+      CHECK_RESOLVE (want, &op, "c1", "io.agentrt.audit", outside[i]);
+    }
+  unlink (link);
+  rmdir (dir);
+  return 0;
+}
+
+static int
+test_net_allow_host (void)
+{
+  char *keys[] = { (char *) "io.agentrt.net.allow", NULL };
+  struct operator_conf op = { .pod_annotations = keys };
+  const char *local[] = { "127.0.0.1:80",       "[::1]:80",     "0.0.0.0:80",
+                          "169.254.169.254:80", "[fe80::1]:80", "[::ffff:127.0.0.2]:80",
+                          "localhost:80" };
+
+  for (size_t i = 0; i < ARRAY_SIZE (local); i++)
+    {
+      cleanup_free char *got = resolve (NULL, "c1", "io.agentrt.net.allow", local[i], NULL);
+      if (strstr (got, "is an address of this host") == NULL)
+        TAP_FAIL ("%s: got `%s`", local[i], got);
+      free (got);
+      got = resolve (&op, "c1", "io.agentrt.net.allow", local[i], NULL);
+      CHECK_STR (got, "");
+    }
+  /* An address of no interface here is the pod's to allow.  */
+  CHECK_RESOLVE ("", NULL, "c1", "io.agentrt.net.allow", "192.0.2.1:443");
+  return 0;
+}
+
+int
+main (void)
+{
+  if (mkdtemp (tmp_dir) == NULL)
+    abort ();
+  RUN_TEST (test_parse_good);
+  RUN_TEST (test_parse_errors);
+  RUN_TEST (test_load);
+  RUN_TEST (test_load_owner);
+  RUN_TEST (test_make_audit_dir);
+  RUN_TEST (test_annotations_who);
+  RUN_TEST (test_annotations_allowed);
+  RUN_TEST (test_net_allow_host);
+  rmdir (tmp_dir);
+  TAP_END ();
+}
