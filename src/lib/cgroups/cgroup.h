@@ -65,7 +65,8 @@ int cgroup_run_inside (const struct cgroup *cg,
 /* Processes in the container's cgroup (the pids controller's, or the unified one).  */
 int cgroup_pids (const struct cgroup *cg, pid_t **pids, size_t *n, ar_error_t *err);
 /* Signal every process; with SIGKILL the cgroup is frozen first (v1) or cgroup.kill used
-   (v2), so that nothing forks away in between.  */
+   (v2), so that nothing forks away in between.  A directory that has gone holds nothing: the
+   processes of those that are left are signalled.  */
 int cgroup_signal_all (const struct cgroup *cg, int sig, ar_error_t *err);
 int cgroup_freeze (const struct cgroup *cg, bool freeze, ar_error_t *err);
 /* Remove every directory (processes must be gone; retried briefly while they are reaped).  */
