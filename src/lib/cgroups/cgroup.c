@@ -175,8 +175,9 @@ static int
 check_path (const char *p, ar_error_t *err)
 {
   cleanup_free char *clean = mounts_clean_path (p);
-  /* ".." would climb out of the hierarchy's root or the runtime's cgroup.  */
-  if (strstr (p, "..") || strcmp (clean, "/") == 0)
+  /* ".." would climb out of the hierarchy's root or the runtime's cgroup; a newline would
+     split the path's record in the container's journal (state/journal.h).  */
+  if (strstr (p, "..") || strchr (p, '\n') || strcmp (clean, "/") == 0)
     return ar_make_error (err, EINVAL, "config.json: linux.cgroupsPath: `%s` is not a cgroup path",
                           p);
   return 0;
@@ -302,6 +303,18 @@ make_dir (const char *dir, bool v2, ar_error_t *err)
     return ar_make_error (err, errno, "create cgroup `%s`%s", p,
                           errno == EEXIST ? ": it exists (another container's?)" : "");
   cg_cpuset_inherit (p);
+  return 0;
+}
+
+int
+cgroup_check_free (const struct cgroup *cg, ar_error_t *err)
+{
+  struct stat st;
+
+  for (size_t i = 0; i < cg->n; i++)
+    if (stat (cg->dirs[i], &st) == 0)
+      return ar_make_error (err, EEXIST, "create cgroup `%s`: it exists (another container's?)",
+                            cg->dirs[i]);
   return 0;
 }
 

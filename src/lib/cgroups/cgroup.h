@@ -46,6 +46,9 @@ int cgroup_resolve (const struct spec *s, const char *id, bool systemd, struct c
 /* From the directories stored in state.json.  */
 int cgroup_from_dirs (char *const *dirs, struct cgroup *cg, ar_error_t *err);
 
+/* None of the directories exists yet (create checks before it records them in the container's
+   journal, so that a delete of a create killed then never removes another container's).  */
+int cgroup_check_free (const struct cgroup *cg, ar_error_t *err);
 /* Create the directories (an existing one is an error: another container's) and apply
    linux.resources.  On failure what was created is removed.  */
 int cgroup_create (const struct cgroup *cg, const struct spec_resources *r, ar_error_t *err);
