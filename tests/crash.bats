@@ -2,7 +2,11 @@
 # Crash-safe state: a command killed part-way, a cgroup directory removed by hand, a state.json
 # missing or corrupt.  delete (--force where the container may still run) must then remove all
 # of the container, and list must show a damaged one.  The kills come from outside the binary:
-# strace's fault injection as the command enters a given system call (tests/lib/crash.sh).
+# SIGKILL after a random delay, or strace's fault injection as the command enters a given
+# system call (tests/lib/crash.sh).
+#
+# AGENTRT_CRASH_RUNS (default 40) and AGENTRT_CRASH_STRIDE (default 25) scale the last two
+# tests up by hand: e.g. 500 runs, and stride 1 (every system call of every command).
 
 load helpers
 
@@ -199,4 +203,16 @@ cgroup_dir() {
   agentrt start "$CID"
   [ "$status" -eq 1 ]
   [[ "$output" == *"cannot start container \`$CID\`: it is running, not created"* ]]
+}
+
+@test "agentrt create, start, exec and delete killed at random points: delete --force leaves nothing" {
+  crash random "${AGENTRT_CRASH_RUNS:-40}"
+  [ "$status" -eq 0 ]
+}
+
+@test "agentrt create, start, exec and delete killed entering a system call: delete --force leaves nothing" {
+  for cmd in create start exec delete; do
+    crash sweep "$cmd" "${AGENTRT_CRASH_STRIDE:-25}"
+    [ "$status" -eq 0 ]
+  done
 }
