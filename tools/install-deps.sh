@@ -10,7 +10,7 @@ export DEBIAN_FRONTEND=noninteractive
 build="autoconf automake libtool make gcc libc6-dev pkg-config git ca-certificates
   libyajl-dev libseccomp-dev libcap-dev"
 demo="busybox-static debootstrap python3 jq procps util-linux bsdutils"
-tests="bats clang-format tmux qemu-system-x86 cpio xz-utils
+tests="bats clang-format tmux qemu-system-x86 cpio xz-utils strace
   podman conmon runc containerd docker.io python3-grpcio"
 case "${1:-}" in
   "") set -- $build $demo ;;

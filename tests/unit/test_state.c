@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "agentrt/container.h"
+#include "state/journal.h"
 #include "state/state.h"
 #include "tap.h"
 #include "utils.h"
@@ -244,11 +245,14 @@ test_list_sorted (void)
 
   CHECK (add_container (rootfd, "b2", 0, 0, STATE_STOPPED) == 0);
   CHECK (add_container (rootfd, "a1", 0, 0, STATE_STOPPED) == 0);
-  CHECK (mkdirat (rootfd, "half-made", 0700) == 0); /* no state.json: not listed */
+  CHECK (mkdirat (rootfd, "half-made", 0700) == 0); /* no state.json: listed, list decides */
+  CHECK (mkdirat (rootfd, "not an id", 0700) == 0);
   CHECK (state_list_ids (rootfd, &ids, &err) == 0);
-  CHECK (ar_strv_len (ids) == 2);
+  CHECK (ar_strv_len (ids) == 3);
   CHECK_STR (ids[0], "a1");
   CHECK_STR (ids[1], "b2");
+  CHECK_STR (ids[2], "half-made");
+  CHECK (unlinkat (rootfd, "not an id", AT_REMOVEDIR) == 0);
   CHECK (unlinkat (rootfd, "half-made", AT_REMOVEDIR) == 0);
   CHECK (state_dir_remove (rootfd, "a1", &err) == 0);
   CHECK (state_dir_remove (rootfd, "b2", &err) == 0);
@@ -300,6 +304,105 @@ test_api_refuses_live_delete (void)
 }
 
 static int
+test_journal (void)
+{
+  ar_error_t err = NULL;
+  cleanup_close int rootfd = state_root_open (tmp_root, true, &err);
+  cleanup_close int dirfd = state_dir_create (rootfd, "j", &err);
+  cleanup_close int fd = -1;
+  char *dirs[] = { "/sys/fs/cgroup/pids/agentrt/j", "/sys/fs/cgroup/memory/agentrt/j", NULL };
+  char *bad[] = { "/sys/fs/cgroup/a\nb", NULL };
+  struct state_journal j;
+
+  CHECK (dirfd >= 0);
+  state_journal_read (dirfd, &j);
+  CHECK (!j.present && j.cgroup_dirs == NULL && j.init_pid == 0 && !j.deleting);
+  fd = state_journal_open (dirfd, &err);
+  CHECK (fd >= 0);
+  CHECK (state_journal_cgroups (fd, dirs, &err) == 0);
+  CHECK (state_journal_cgroups (fd, bad, &err) < 0
+         && err_is (&err, "cgroup path `/sys/fs/cgroup/a\nb` holds a newline: Invalid argument"));
+  CHECK (state_journal_process (fd, "init", 42, 7, &err) == 0);
+  CHECK (state_journal_process (fd, "supervisor", 43, 8, &err) == 0);
+  /* Lines that do not parse are skipped, and a last line without its newline was cut short.  */
+  const char *junk = "init x y\nsupervisor 0 5\ncgroup relative\ndelete";
+  CHECK (write (fd, junk, strlen (junk)) == (ssize_t) strlen (junk));
+  state_journal_read (dirfd, &j);
+  CHECK (j.present && ar_strv_len (j.cgroup_dirs) == 2);
+  CHECK_STR (j.cgroup_dirs[1], "/sys/fs/cgroup/memory/agentrt/j");
+  CHECK (j.init_pid == 42 && j.init_start == 7 && j.sv_pid == 43 && j.sv_start == 8);
+  CHECK (!j.deleting);
+  state_journal_release (&j);
+  CHECK (state_journal_deleting (dirfd, &err) == 0); /* a line of its own after the cut one */
+  state_journal_read (dirfd, &j);
+  CHECK (j.deleting && ar_strv_len (j.cgroup_dirs) == 2);
+  state_journal_release (&j);
+  CHECK (state_dir_remove (rootfd, "j", &err) == 0);
+  return 0;
+}
+
+/* A directory whose state.json is missing (and unlocked) or corrupt: list shows it, state names
+   the damage, delete removes it.  */
+static int
+test_api_damaged (void)
+{
+  struct ar_globals g = { .root = tmp_root };
+  ar_error_t err = NULL;
+  cleanup_close int rootfd = state_root_open (tmp_root, true, &err);
+  cleanup_free char *json = NULL;
+  struct ar_container_info *v = NULL;
+  size_t n = 0;
+  int fd;
+
+  CHECK (mkdirat (rootfd, "missing", 0700) == 0);
+  CHECK (add_container (rootfd, "corrupt", 0, 0, STATE_STOPPED) == 0);
+  fd = openat (rootfd, "corrupt/state.json", O_WRONLY | O_TRUNC | O_CLOEXEC);
+  CHECK (fd >= 0 && write (fd, "{\"id\": ", 7) == 7);
+  close (fd);
+  CHECK (ar_container_state (&g, "missing", &json, &err) < 0
+         && err_is (&err, "container `missing` is damaged: state.json is missing "
+                          "(`delete --force missing` removes what is left of it)"));
+  CHECK (ar_container_state (&g, "corrupt", &json, &err) < 0);
+  CHECK (strstr (err->msg, "container `corrupt` is damaged: state.json: invalid JSON") == err->msg);
+  ar_error_release (&err);
+  CHECK (ar_container_list (&g, &v, &n, &err) == 0 && n == 2);
+  CHECK_STR (v[0].id, "corrupt");
+  CHECK_STR (v[0].status, "unknown");
+  CHECK (v[0].pid == 0 && strstr (v[0].json, "\"status\":\"unknown\"") != NULL);
+  CHECK (strstr (v[0].json, "\"io.agentrt.state.damage\":\"state.json: invalid JSON") != NULL);
+  CHECK_STR (v[1].id, "missing");
+  CHECK (strstr (v[1].json, "\"io.agentrt.state.damage\":\"state.json is missing\"") != NULL);
+  ar_container_info_free (v, n);
+  /* Nothing of either runs: delete needs no --force.  */
+  CHECK (ar_container_delete (&g, "missing", false, &err) == 0);
+  CHECK (ar_container_delete (&g, "corrupt", false, &err) == 0);
+  CHECK (faccessat (rootfd, "missing", F_OK, 0) < 0 && faccessat (rootfd, "corrupt", F_OK, 0) < 0);
+  return 0;
+}
+
+/* While a create holds the lock of a directory without state.json, it is not a container yet:
+   state says it does not exist and list leaves it out.  */
+static int
+test_api_busy_not_damaged (void)
+{
+  struct ar_globals g = { .root = tmp_root };
+  ar_error_t err = NULL;
+  cleanup_close int rootfd = state_root_open (tmp_root, true, &err);
+  cleanup_close int dirfd = state_dir_create (rootfd, "busy", &err); /* locked */
+  cleanup_free char *json = NULL;
+  struct ar_container_info *v = NULL;
+  size_t n = 7;
+
+  CHECK (dirfd >= 0);
+  CHECK (ar_container_state (&g, "busy", &json, &err) < 0
+         && err_is (&err, "container `busy` does not exist"));
+  CHECK (ar_container_list (&g, &v, &n, &err) == 0 && n == 0);
+  ar_container_info_free (v, n);
+  CHECK (state_dir_remove (rootfd, "busy", &err) == 0);
+  return 0;
+}
+
+static int
 test_api_list_missing_root (void)
 {
   struct ar_globals g = { .root = "/nonexistent/agentrt-root" };
@@ -326,6 +429,9 @@ main (void)
   RUN_TEST (test_list_sorted);
   RUN_TEST (test_api_state_and_delete);
   RUN_TEST (test_api_refuses_live_delete);
+  RUN_TEST (test_journal);
+  RUN_TEST (test_api_damaged);
+  RUN_TEST (test_api_busy_not_damaged);
   RUN_TEST (test_api_list_missing_root);
   rmdir (tmp_root);
   TAP_END ();

@@ -175,8 +175,9 @@ static int
 check_path (const char *p, ar_error_t *err)
 {
   cleanup_free char *clean = mounts_clean_path (p);
-  /* ".." would climb out of the hierarchy's root or the runtime's cgroup.  */
-  if (strstr (p, "..") || strcmp (clean, "/") == 0)
+  /* ".." would climb out of the hierarchy's root or the runtime's cgroup; a newline would
+     split the path's record in the container's journal (state/journal.h).  */
+  if (strstr (p, "..") || strchr (p, '\n') || strcmp (clean, "/") == 0)
     return ar_make_error (err, EINVAL, "config.json: linux.cgroupsPath: `%s` is not a cgroup path",
                           p);
   return 0;
@@ -306,6 +307,18 @@ make_dir (const char *dir, bool v2, ar_error_t *err)
 }
 
 int
+cgroup_check_free (const struct cgroup *cg, ar_error_t *err)
+{
+  struct stat st;
+
+  for (size_t i = 0; i < cg->n; i++)
+    if (stat (cg->dirs[i], &st) == 0)
+      return ar_make_error (err, EEXIST, "create cgroup `%s`: it exists (another container's?)",
+                            cg->dirs[i]);
+  return 0;
+}
+
+int
 cgroup_create (const struct cgroup *cg, const struct spec_resources *r, ar_error_t *err)
 {
   size_t made = 0;
@@ -392,32 +405,35 @@ procs_dir (const struct cgroup *cg)
                                                 : (cg->n ? cg->dirs[0] : NULL);
 }
 
-int
-cgroup_pids (const struct cgroup *cg, pid_t **pids, size_t *n, ar_error_t *err)
+/* The pids in DIR/cgroup.procs, appended to *pids (*n of them so far).  */
+static int
+read_procs (const char *dir, pid_t **pids, size_t *n, ar_error_t *err)
 {
-  const char *dir = procs_dir (cg);
-  cleanup_free char *path = dir ? xasprintf ("%s/cgroup.procs", dir) : NULL;
+  cleanup_free char *path = xasprintf ("%s/cgroup.procs", dir);
   cleanup_free char *text = NULL;
   char *save = NULL;
-  size_t cap = 16;
 
-  *pids = NULL;
-  *n = 0;
-  if (path == NULL)
-    return 0;
   if (ar_read_file (path, 0, &text, NULL, err) < 0)
     return -1;
-  *pids = xmalloc (cap * sizeof **pids);
   for (char *l = strtok_r (text, "\n", &save); l; l = strtok_r (NULL, "\n", &save))
     {
       long long v;
       if (!ar_parse_int64 (l, 1, INT_MAX, &v))
         continue;
-      if (*n == cap)
-        *pids = xrealloc (*pids, (cap *= 2) * sizeof **pids);
+      *pids = xrealloc (*pids, (*n + 1) * sizeof **pids);
       (*pids)[(*n)++] = (pid_t) v;
     }
   return 0;
+}
+
+int
+cgroup_pids (const struct cgroup *cg, pid_t **pids, size_t *n, ar_error_t *err)
+{
+  const char *dir = procs_dir (cg);
+
+  *pids = NULL;
+  *n = 0;
+  return dir ? read_procs (dir, pids, n, err) : 0;
 }
 
 int
@@ -430,14 +446,45 @@ cgroup_freeze (const struct cgroup *cg, bool freeze, ar_error_t *err)
   return cg_v1_freeze (cg->freezer, freeze, err);
 }
 
+/* The processes of every directory that is left, when the one cgroup_pids reads has gone
+   (removed by hand, or by a delete that was killed part-way): a process moved out of one
+   hierarchy is still in the others.  None left: nothing to signal.  */
+static int
+list_each_dir (const struct cgroup *cg, pid_t **pids, size_t *n, ar_error_t *err)
+{
+  for (size_t i = 0; i < cg->n; i++)
+    {
+      ar_error_t e = NULL;
+      if (read_procs (cg->dirs[i], pids, n, &e) == 0)
+        continue;
+      if (e->status != ENOENT)
+        {
+          *err = e;
+          return -1;
+        }
+      ar_error_release (&e);
+    }
+  return 0;
+}
+
 static int
 signal_listed (const struct cgroup *cg, int sig, ar_error_t *err)
 {
   cleanup_free pid_t *pids = NULL;
-  size_t n;
+  size_t n = 0;
+  ar_error_t e = NULL;
 
-  if (cgroup_pids (cg, &pids, &n, err) < 0)
-    return -1;
+  if (cgroup_pids (cg, &pids, &n, &e) < 0)
+    {
+      if (e->status != ENOENT)
+        {
+          *err = e;
+          return -1;
+        }
+      ar_error_release (&e);
+      if (list_each_dir (cg, &pids, &n, err) < 0)
+        return -1;
+    }
   for (size_t i = 0; i < n; i++)
     (void) kill (pids[i], sig);
   return 0;

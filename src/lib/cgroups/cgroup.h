@@ -46,6 +46,9 @@ int cgroup_resolve (const struct spec *s, const char *id, bool systemd, struct c
 /* From the directories stored in state.json.  */
 int cgroup_from_dirs (char *const *dirs, struct cgroup *cg, ar_error_t *err);
 
+/* None of the directories exists yet (create checks before it records them in the container's
+   journal, so that a delete of a create killed then never removes another container's).  */
+int cgroup_check_free (const struct cgroup *cg, ar_error_t *err);
 /* Create the directories (an existing one is an error: another container's) and apply
    linux.resources.  On failure what was created is removed.  */
 int cgroup_create (const struct cgroup *cg, const struct spec_resources *r, ar_error_t *err);
@@ -65,7 +68,8 @@ int cgroup_run_inside (const struct cgroup *cg,
 /* Processes in the container's cgroup (the pids controller's, or the unified one).  */
 int cgroup_pids (const struct cgroup *cg, pid_t **pids, size_t *n, ar_error_t *err);
 /* Signal every process; with SIGKILL the cgroup is frozen first (v1) or cgroup.kill used
-   (v2), so that nothing forks away in between.  */
+   (v2), so that nothing forks away in between.  A directory that has gone holds nothing: the
+   processes of those that are left are signalled.  */
 int cgroup_signal_all (const struct cgroup *cg, int sig, ar_error_t *err);
 int cgroup_freeze (const struct cgroup *cg, bool freeze, ar_error_t *err);
 /* Remove every directory (processes must be gone; retried briefly while they are reaped).  */

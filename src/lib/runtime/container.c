@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "sandbox/operator.h"
 #include "spec/spec.h"
 #include "spec/spec_example.h"
+#include "state/journal.h"
 #include "state/state.h"
 #include "supervisor/supervisor.h"
 #include "utils.h"
@@ -46,6 +48,75 @@ container_operator_load (const struct ar_globals *g, struct operator_conf *out, 
                         err);
 }
 
+bool
+container_damaged (int rootfd, const char *id, bool locked, const ar_error_t load_err)
+{
+  if (load_err->status == ENOENT)
+    return locked || !state_dir_busy (rootfd, id);
+  return load_err->status == 0;
+}
+
+char *
+container_damage_text (const ar_error_t load_err)
+{
+  return load_err->status == ENOENT ? xstrdup ("state.json is missing") : ar_error_text (load_err);
+}
+
+int
+container_load_error (int rootfd, const char *id, bool locked, ar_error_t *load_err,
+                      ar_error_t *err)
+{
+  bool missing = (*load_err)->status == ENOENT;
+  cleanup_free char *why = NULL;
+
+  if (!container_damaged (rootfd, id, locked, *load_err))
+    {
+      if (missing)
+        {
+          ar_error_release (load_err);
+          return ar_make_error (err, 0, "container `%s` does not exist", id);
+        }
+      *err = steal_ptr (load_err);
+      return ar_error_wrap (err, "container `%s`", id);
+    }
+  why = container_damage_text (*load_err);
+  ar_error_release (load_err);
+  return ar_make_error (err, 0,
+                        "container `%s` is damaged: %s (`delete --force %s` removes what is left "
+                        "of it)",
+                        id, why, id);
+}
+
+int
+container_check_not_deleting (int dirfd, const char *id, const char *action, ar_error_t *err)
+{
+  struct state_journal j;
+  bool deleting;
+
+  state_journal_read (dirfd, &j);
+  deleting = j.deleting;
+  state_journal_release (&j);
+  if (deleting)
+    return ar_make_error (err, 0, "cannot %s container `%s`: it is being deleted", action, id);
+  return 0;
+}
+
+/* A start killed after it released the init but before it saved "running" left "created":
+   the init no longer waits on the exec fifo (nobody reads it, or start removed it).  */
+static void
+refresh_started (int dirfd, struct state *s)
+{
+  int fd;
+
+  if (s->status != STATE_CREATED)
+    return;
+  fd = openat (dirfd, EXEC_FIFO, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd >= 0)
+    close (fd); /* the init reads it still (and writes it, so it sees no end of file) */
+  else if (errno == ENXIO || errno == ENOENT)
+    s->status = STATE_RUNNING;
+}
+
 /* lock: LOCK_SH, LOCK_EX, or 0 for none (state.json is replaced atomically, so a reader needs
    no lock and never waits for a create that runs hooks).  */
 static int
@@ -54,6 +125,7 @@ load (const struct ar_globals *g, const char *id, int lock, int *dirfd_out, stru
 {
   cleanup_close int rootfd = -1;
   cleanup_close int dirfd = -1;
+  ar_error_t lerr = NULL;
 
   if (state_check_id (id, err) < 0)
     return -1;
@@ -64,9 +136,12 @@ load (const struct ar_globals *g, const char *id, int lock, int *dirfd_out, stru
     return ar_make_error (err, errno, "open state root `%s`", container_root (g));
   dirfd
       = lock ? state_dir_lock (rootfd, id, lock == LOCK_EX, err) : state_dir_open (rootfd, id, err);
-  if (dirfd < 0 || state_load (dirfd, id, out, err) < 0)
+  if (dirfd < 0)
     return -1;
+  if (state_load (dirfd, id, out, &lerr) < 0)
+    return container_load_error (rootfd, id, lock != 0, &lerr, err);
   state_refresh (*out);
+  refresh_started (dirfd, *out);
   if (dirfd_out)
     *dirfd_out = steal_fd (&dirfd);
   return 0;
@@ -174,6 +249,81 @@ fill_info (struct ar_container_info *ci, const struct state *s)
   ci->json = state_to_oci_json (s, NULL);
 }
 
+static char *
+owner_of (uid_t uid)
+{
+  struct passwd pw, *res = NULL;
+  char buf[1024];
+
+  if (getpwuid_r (uid, &pw, buf, sizeof buf, &res) == 0 && res)
+    return xstrdup (pw.pw_name);
+  return xasprintf ("#%d", (int) uid); /* runc's form for a uid without a name */
+}
+
+/* A damaged directory in list: status "unknown", the init's pid if the journal names a live
+   one, the directory's owner and birth (or change) time, and what is wrong as the annotation
+   io.agentrt.state.damage.  The JSON keeps a healthy entry's shape (created stays a time) for
+   the engines' parsers (go-runc reads `created` as a time).  */
+static void
+fill_damaged (struct ar_container_info *ci, int dirfd, const char *id, const char *why)
+{
+  cleanup_state struct state *s = xzalloc (sizeof *s);
+  struct state_journal j;
+  struct statx stx;
+  struct timespec t = { 0, 0 };
+
+  s->id = xstrdup (id);
+  s->status = STATE_UNKNOWN;
+  state_journal_read (dirfd, &j);
+  if (j.init_pid > 0 && state_proc_start_time (j.init_pid) == j.init_start)
+    s->pid = j.init_pid;
+  state_journal_release (&j);
+  memset (&stx, 0, sizeof stx);
+  if (statx (dirfd, "", AT_EMPTY_PATH, STATX_BTIME | STATX_MTIME | STATX_UID, &stx) == 0)
+    {
+      struct statx_timestamp b = stx.stx_mask & STATX_BTIME ? stx.stx_btime : stx.stx_mtime;
+      t = (struct timespec){ b.tv_sec, b.tv_nsec };
+    }
+  s->created = ar_time_rfc3339 (&t);
+  s->owner = owner_of (stx.stx_uid);
+  s->annotations.items = xzalloc (sizeof *s->annotations.items);
+  s->annotations.items[0].key = xstrdup ("io.agentrt.state.damage");
+  s->annotations.items[0].value = xstrdup (why);
+  s->annotations.n = 1;
+  fill_info (ci, s);
+}
+
+/* One entry of list, or false for a directory with no state.json yet (or no more) that a create
+   or a delete holds: it is not a container at this moment.  */
+static bool
+list_one (int rootfd, const char *id, struct ar_container_info *ci)
+{
+  cleanup_state struct state *s = NULL;
+  cleanup_close int dirfd = state_dir_open (rootfd, id, NULL);
+  ar_error_t lerr = NULL;
+  cleanup_free char *why = NULL;
+
+  if (dirfd < 0)
+    return false; /* deleted meanwhile */
+  if (state_load (dirfd, id, &s, &lerr) == 0)
+    {
+      state_refresh (s);
+      refresh_started (dirfd, s);
+      fill_info (ci, s);
+      return true;
+    }
+  if (!container_damaged (rootfd, id, false, lerr)
+      || faccessat (rootfd, id, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+    {
+      ar_error_release (&lerr);
+      return false;
+    }
+  why = container_damage_text (lerr);
+  ar_error_release (&lerr);
+  fill_damaged (ci, dirfd, id, why);
+  return true;
+}
+
 int
 ar_container_list (const struct ar_globals *g, struct ar_container_info **out, size_t *n,
                    ar_error_t *err)
@@ -193,14 +343,8 @@ ar_container_list (const struct ar_globals *g, struct ar_container_info **out, s
     return -1;
   v = xzalloc ((ar_strv_len (ids) + 1) * sizeof *v);
   for (char **id = ids; *id; id++)
-    {
-      cleanup_state struct state *s = NULL;
-      cleanup_close int dirfd = state_dir_open (rootfd, *id, NULL);
-      if (dirfd < 0 || state_load (dirfd, *id, &s, NULL) < 0)
-        continue; /* deleted meanwhile */
-      state_refresh (s);
-      fill_info (&v[k++], s);
-    }
+    if (list_one (rootfd, *id, &v[k]))
+      k++;
   *out = v;
   *n = k;
   return 0;

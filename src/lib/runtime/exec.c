@@ -391,6 +391,8 @@ ar_container_exec (const struct ar_globals *g, const char *id, const struct ar_e
   if (s->status != STATE_RUNNING && s->status != STATE_CREATED)
     return ar_make_error (err, 0, "cannot exec in container `%s`: it is %s", id,
                           state_status_name (s->status));
+  if (container_check_not_deleting (dirfd, id, "exec in", err) < 0)
+    return -1;
   if (load_process (dirfd, o, &spec, file_proc, &p, err) < 0)
     return -1;
   /* The lock is not held while the process runs: a new open file description has none.  */

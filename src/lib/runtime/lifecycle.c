@@ -38,14 +38,13 @@
 #include "seccomp/bpf.h"
 #include "seccomp/oci.h"
 #include "spec/spec.h"
+#include "state/journal.h"
 #include "state/state.h"
 #include "supervisor/supervisor.h"
 #include "supervisor/vfiles.h"
 #include "runtime/console.h"
 #include "runtime/wait.h"
 #include "utils.h"
-
-#define EXEC_FIFO "exec.fifo"
 
 /* What create works from, gathered before it touches the machine.  */
 struct create_ctx
@@ -72,6 +71,7 @@ struct create_ctx
   struct cgroup cg;
   bool cg_made;
   struct ephemeral eph; /* with --ephemeral: the overlay and the canaries' fanotify fd */
+  int journal_fd;       /* the state directory's journal, for appending */
 };
 
 static void
@@ -93,6 +93,7 @@ create_ctx_release (struct create_ctx *c)
   free (c->state_dir);
   cgroup_release (&c->cg);
   ephemeral_release (&c->eph);
+  ar_closep (&c->journal_fd);
 }
 
 static void
@@ -634,7 +635,8 @@ start_supervisor (struct create_ctx *c, pid_t init, int listener, bool trace, ar
                                .canary_fd = c->eph.fanotify_fd,
                                .vfiles_fd = c->vfiles_fd,
                                .canaries = c->eph.canaries,
-                               .n_canaries = c->eph.n_canaries };
+                               .n_canaries = c->eph.n_canaries,
+                               .journal_fd = c->journal_fd };
 
   if (supervisor_start (&sc, &c->sv_pid, err) < 0)
     return -1;
@@ -667,6 +669,12 @@ spawn_in_cgroup (struct create_ctx *c, int dirfd, struct process_result *res, ar
 {
   struct spawn_args a = { c, dirfd, res };
 
+  /* Recorded before they are made: a create killed from here on leaves a journal that delete
+     cleans them up from.  Checked free first, so that the record never names another
+     container's.  */
+  if (cgroup_check_free (&c->cg, err) < 0
+      || state_journal_cgroups (c->journal_fd, c->cg.dirs, err) < 0)
+    return -1;
   if (cgroup_create (&c->cg, &c->spec->linux_.resources, err) < 0)
     return -1;
   c->cg_made = true;
@@ -677,10 +685,6 @@ spawn_in_cgroup (struct create_ctx *c, int dirfd, struct process_result *res, ar
   c->st->cgroup_dirs = xzalloc ((c->cg.n + 1) * sizeof (char *));
   for (size_t i = 0; i < c->cg.n; i++)
     c->st->cgroup_dirs[i] = xstrdup (c->cg.dirs[i]);
-  /* Recorded before anything runs in them: a create killed from here on leaves a state that
-     delete can clean up, cgroups included.  */
-  if (state_save (dirfd, c->st, err) < 0)
-    return -1;
   return cgroup_run_inside (&c->cg, spawn_fn, &a, err);
 }
 
@@ -734,21 +738,24 @@ create_in (struct create_ctx *c, int dirfd, pid_t *pid_out, ar_error_t *err)
   pid_t pid = 0;
 
   c->st = new_state (c);
-  /* state.json first: the window in which the directory has none is as short as it can be.  */
-  if (state_save (dirfd, c->st, err) < 0
+  /* The journal, then state.json: the window in which the directory has neither is as short as
+     it can be (and nothing is made in it).  */
+  c->journal_fd = state_journal_open (dirfd, err);
+  if (c->journal_fd < 0 || state_save (dirfd, c->st, err) < 0
       || ar_replace_file (dirfd, CONFIG_COPY, c->config_text, strlen (c->config_text), 0600, err)
              < 0
       || state_dir_path (dirfd, &c->state_dir, err) < 0
       || spawn_in_cgroup (c, dirfd, &res, err) < 0)
     return -1;
   pid = res.pid;
-  if (take_result (c, &res, err) < 0)
+  c->st->pid = pid;
+  c->st->pid_start = state_proc_start_time (pid);
+  if (take_result (c, &res, err) < 0
+      || state_journal_process (c->journal_fd, "init", pid, c->st->pid_start, err) < 0)
     {
       (void) kill (pid, SIGKILL);
       return -1;
     }
-  c->st->pid = pid;
-  c->st->pid_start = state_proc_start_time (pid);
   c->st->status = STATE_CREATED;
   if (state_save (dirfd, c->st, err) < 0
       || (c->o->pid_file && container_write_pid_file (c->o->pid_file, pid, err) < 0)
@@ -798,6 +805,7 @@ create_container (const struct ar_globals *g, const char *id, const struct ar_cr
     c.ns.join_fd[i] = -1;
   c.eph.overlay_fd = c.eph.fanotify_fd = -1;
   c.vfiles_fd = -1;
+  c.journal_fd = -1;
   if (prepare_create (&c, err) < 0)
     return -1;
   rootfd = state_root_open (container_root (g), true, err);
@@ -872,7 +880,8 @@ start_locked (int dirfd, struct state *s, ar_error_t *err)
   if (s->status != STATE_CREATED)
     return ar_make_error (err, 0, "cannot start container `%s`: it is %s, not created", s->id,
                           state_status_name (s->status));
-  if (release_init (dirfd, s->id, err) < 0)
+  if (container_check_not_deleting (dirfd, s->id, "start", err) < 0
+      || release_init (dirfd, s->id, err) < 0)
     return -1;
   s->status = STATE_RUNNING;
   if (state_save (dirfd, s, err) < 0)
@@ -1089,7 +1098,8 @@ kill_and_wait (struct state *s, ar_error_t *err)
 }
 
 /* Processes that left the init's pid namespace, or outlived a stopped init, are in the cgroup
-   still: killed before it is removed.  */
+   still: killed before it is removed.  A directory already gone (removed by hand, or by a delete
+   that was killed part-way) is no error.  */
 static int
 destroy_cgroups (const struct state *s, ar_error_t *err)
 {
@@ -1103,15 +1113,97 @@ destroy_cgroups (const struct state *s, ar_error_t *err)
   return r;
 }
 
+/* What the journal has that state.json lacks: a create killed before it saved its cgroups, its
+   init or its supervisor there.  */
+static void
+merge_journal (struct state *s, struct state_journal *j)
+{
+  if (s->cgroup_dirs == NULL)
+    s->cgroup_dirs = steal_ptr (&j->cgroup_dirs);
+  if (s->pid <= 0 && j->init_pid > 0)
+    {
+      s->pid = j->init_pid;
+      s->pid_start = j->init_start;
+    }
+  if (s->sv_pid <= 0 && j->sv_pid > 0)
+    {
+      s->sv_pid = j->sv_pid;
+      s->sv_start = j->sv_start;
+    }
+}
+
+/* Without a journal (a directory an older agentrt made, or one whose journal is gone), the
+   cgroups are where create would have put them: the stored config's linux.cgroupsPath, or the
+   default agentrt/ID.  Only those that exist are taken.  */
+static char **
+derive_cgroups (int dirfd, const char *id)
+{
+  cleanup_spec struct spec *spec = NULL;
+  struct spec none;
+  struct cgroup cg;
+  ar_error_t e = NULL;
+  char **dirs;
+  size_t n = 0;
+
+  memset (&none, 0, sizeof none);
+  if (container_load_config (dirfd, &spec, &e) < 0)
+    ar_error_release (&e);
+  if (cgroup_resolve (spec ? spec : &none, id, false, &cg, &e) < 0)
+    {
+      ar_error_release (&e);
+      return NULL;
+    }
+  dirs = xzalloc ((cg.n + 1) * sizeof *dirs);
+  for (size_t i = 0; i < cg.n; i++)
+    if (access (cg.dirs[i], F_OK) == 0)
+      dirs[n++] = xstrdup (cg.dirs[i]);
+  cgroup_release (&cg);
+  if (n == 0)
+    ar_strv_free (steal_ptr (&dirs));
+  return dirs;
+}
+
+/* A damaged directory's state, made of what can be found: the journal's init, supervisor and
+   cgroups.  Its init, if alive, makes it running; else it is stopped.  */
+static struct state *
+state_from_journal (int dirfd, const char *id, struct state_journal *j)
+{
+  struct state *s = xzalloc (sizeof *s);
+
+  s->id = xstrdup (id);
+  s->status = STATE_STOPPED;
+  merge_journal (s, j);
+  if (!j->present)
+    s->cgroup_dirs = derive_cgroups (dirfd, id);
+  if (s->pid > 0 && state_proc_start_time (s->pid) == s->pid_start)
+    s->status = STATE_RUNNING;
+  return s;
+}
+
+/* Each step finds what a delete killed before it left, and is no error on what it removed:
+   an init gone, a supervisor gone, cgroups gone.  `damage`: why state.json could not be used
+   (then the poststop hooks, which need it, do not run), or NULL.  */
 static int
-delete_locked (const struct ar_globals *g, int dirfd, struct state *s, bool force, ar_error_t *err)
+delete_locked (const struct ar_globals *g, int dirfd, struct state *s, bool force,
+               const char *damage, ar_error_t *err)
 {
   cleanup_close int rootfd = -1;
   bool live = s->status == STATE_RUNNING || s->status == STATE_PAUSED;
+  ar_error_t jerr = NULL;
 
+  if (live && !force && damage)
+    return ar_make_error (err, 0,
+                          "cannot delete container `%s`: it is damaged (%s) and its init (pid "
+                          "%d) runs: use --force",
+                          s->id, damage, (int) s->pid);
   if (live && !force)
     return ar_make_error (err, 0, "cannot delete container `%s` that is not stopped: %s", s->id,
                           state_status_name (s->status));
+  /* Before anything is undone, so that a delete killed from here on is finished by the next
+     one, --force or not.  A state directory that cannot be written (a full disk) must still
+     be deletable: the record is then skipped.  */
+  if (state_journal_deleting (dirfd, &jerr) < 0)
+    warn_release (&jerr);
   /* A created container is killed without --force, as runc does.  A creating one whose lock we
      hold has lost its creator.  */
   if (s->status != STATE_STOPPED && kill_and_wait (s, err) < 0)
@@ -1119,58 +1211,60 @@ delete_locked (const struct ar_globals *g, int dirfd, struct state *s, bool forc
   supervisor_stop (s->sv_pid, s->sv_start);
   if (s->cgroup_dirs && destroy_cgroups (s, err) < 0)
     return -1;
-  run_hooks_warn (dirfd, s, SPEC_HOOK_POSTSTOP, "poststop");
+  if (damage == NULL)
+    run_hooks_warn (dirfd, s, SPEC_HOOK_POSTSTOP, "poststop");
   rootfd = state_root_open (container_root (g), false, err);
   if (rootfd < 0)
     return -1;
   return state_dir_remove (rootfd, s->id, err);
 }
 
-/* A create killed before it wrote state.json (containerd kills a runtime that times out) leaves
-   a directory that would block its id forever; once its lock is free, nothing owns it.  */
-static int
-remove_half_made (int rootfd, const char *id, ar_error_t *err)
-{
-  cleanup_close int dirfd = state_dir_lock (rootfd, id, true, err);
+#define cleanup_journal __attribute__ ((cleanup (state_journal_release)))
 
-  if (dirfd < 0)
-    return -1;
-  if (state_exists (rootfd, id))
-    return 1; /* the create finished meanwhile */
-  return state_dir_remove (rootfd, id, err);
-}
-
+/* Whatever a create, start, exec or delete killed part-way left is found here: state.json if it
+   loads, the journal besides it; a directory with neither (a create killed before it wrote
+   them) is removed as runc removes it.  */
 int
 ar_container_delete (const struct ar_globals *g, const char *id, bool force, ar_error_t *err)
 {
   cleanup_state struct state *s = NULL;
+  cleanup_journal struct state_journal j = { 0 };
   cleanup_close int dirfd = -1;
   cleanup_close int rootfd = -1;
-  int r;
+  cleanup_free char *damage = NULL;
+  ar_error_t lerr = NULL;
 
   if (state_check_id (id, err) < 0)
     return -1;
   rootfd = open (container_root (g), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (rootfd >= 0 && faccessat (rootfd, id, F_OK, AT_SYMLINK_NOFOLLOW) == 0
-      && !state_exists (rootfd, id))
+  if (rootfd < 0 && errno != ENOENT)
+    return ar_make_error (err, errno, "open state root `%s`", container_root (g));
+  dirfd = rootfd < 0 ? ar_make_error (&lerr, 0, "container `%s` does not exist", id)
+                     : state_dir_lock (rootfd, id, true, &lerr);
+  if (dirfd < 0)
     {
-      r = remove_half_made (rootfd, id, err);
-      if (r <= 0)
-        return r;
-    }
-  if (force && (rootfd < 0 || !state_exists (rootfd, id)))
-    return 0;
-  if (container_load_locked (g, id, true, &dirfd, &s, err) < 0)
-    {
-      /* Another delete --force won the race: the container is gone, which is what we want.  */
-      if (force && !state_exists (rootfd, id))
+      /* Nothing there, or another delete --force won the race: what we want.  */
+      if (force && (rootfd < 0 || faccessat (rootfd, id, F_OK, AT_SYMLINK_NOFOLLOW) < 0))
         {
-          ar_error_release (err);
+          ar_error_release (&lerr);
           return 0;
         }
+      *err = lerr;
       return -1;
     }
-  return delete_locked (g, dirfd, s, force, err);
+  state_journal_read (dirfd, &j);
+  if (state_load (dirfd, id, &s, &lerr) == 0)
+    {
+      state_refresh (s);
+      merge_journal (s, &j);
+    }
+  else
+    {
+      damage = container_damage_text (lerr);
+      ar_error_release (&lerr);
+      s = state_from_journal (dirfd, id, &j);
+    }
+  return delete_locked (g, dirfd, s, force || j.deleting, damage, err);
 }
 
 static int

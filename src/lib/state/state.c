@@ -19,7 +19,7 @@
 
 static const char *const status_names[] = {
   [STATE_CREATING] = "creating", [STATE_CREATED] = "created", [STATE_RUNNING] = "running",
-  [STATE_PAUSED] = "paused",     [STATE_STOPPED] = "stopped",
+  [STATE_PAUSED] = "paused",     [STATE_STOPPED] = "stopped", [STATE_UNKNOWN] = "unknown",
 };
 
 const char *
@@ -32,7 +32,7 @@ int
 state_status_from_name (const char *name, enum state_status *out)
 {
   for (size_t i = 0; i < ARRAY_SIZE (status_names); i++)
-    if (strcmp (name, status_names[i]) == 0)
+    if (i != STATE_UNKNOWN && strcmp (name, status_names[i]) == 0)
       {
         *out = (enum state_status) i;
         return 0;
@@ -352,13 +352,11 @@ state_load (int dirfd, const char *id, struct state **out, ar_error_t *err)
   cleanup_state struct state *s = NULL;
   const char *status;
 
-  if (fd < 0 && errno == ENOENT)
-    return ar_make_error (err, 0, "container `%s` does not exist", id);
   if (fd < 0)
-    return ar_make_error (err, errno, "open state of container `%s`", id);
+    return ar_make_error (err, errno, "open state.json");
   if (ar_read_fd (fd, "state.json", 1 << 20, &text, NULL, err) < 0
       || ar_jparse (text, "state.json", &root, err) < 0)
-    return ar_error_wrap (err, "load state of container `%s`", id);
+    return -1;
   s = xzalloc (sizeof *s);
   s->id = xstrdup (id);
   s->pid = (pid_t) num_member (root, "pid");
@@ -375,7 +373,7 @@ state_load (int dirfd, const char *id, struct state **out, ar_error_t *err)
   s->cgroup_dirs = strv_member (root, "cgroupPaths");
   status = ar_jstr (ar_jget (root, "status"));
   if (status == NULL || state_status_from_name (status, &s->status) < 0)
-    return ar_make_error (err, 0, "state of container `%s`: bad status", id);
+    return ar_make_error (err, 0, "state.json: no status, or not one of runc's");
   load_annotations (ar_jget (root, "annotations"), &s->annotations);
   *out = steal_ptr (&s);
   return 0;
@@ -438,10 +436,11 @@ cmp_str (const void *a, const void *b)
 }
 
 bool
-state_exists (int rootfd, const char *id)
+state_dir_busy (int rootfd, const char *id)
 {
-  cleanup_free char *path = xasprintf ("%s/state.json", id);
-  return faccessat (rootfd, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+  cleanup_close int fd = openat (rootfd, id, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+
+  return fd >= 0 && flock (fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
 }
 
 int
@@ -463,8 +462,6 @@ state_list_ids (int rootfd, char ***ids, ar_error_t *err)
   while ((de = readdir (d)) != NULL)
     {
       if (!is_dir_at (rootfd, de) || state_check_id (de->d_name, NULL) < 0)
-        continue;
-      if (!state_exists (rootfd, de->d_name))
         continue;
       v = xrealloc (v, (n + 2) * sizeof *v);
       v[n++] = xstrdup (de->d_name);

@@ -22,6 +22,8 @@ enum state_status
   STATE_RUNNING,
   STATE_PAUSED,
   STATE_STOPPED,
+  STATE_UNKNOWN, /* list's word for a directory whose state.json is missing or corrupt; never
+                    stored */
 };
 const char *state_status_name (enum state_status s);
 int state_status_from_name (const char *name, enum state_status *out);
@@ -62,20 +64,23 @@ int state_dir_create (int rootfd, const char *id, ar_error_t *err);
 int state_dir_lock (int rootfd, const char *id, bool exclusive, ar_error_t *err);
 /* Open ROOT/ID without locking it (readers: state.json is replaced atomically).  */
 int state_dir_open (int rootfd, const char *id, ar_error_t *err);
-/* ROOT/ID/state.json is there.  A directory without one is a create still in progress, or one
-   that was killed.  */
-bool state_exists (int rootfd, const char *id);
+/* Is ROOT/ID locked exclusively by someone (a create or a delete at work)?  Never waits.  */
+bool state_dir_busy (int rootfd, const char *id);
 /* Remove ROOT/ID and everything in it (the caller holds its lock).  */
 int state_dir_remove (int rootfd, const char *id, ar_error_t *err);
 
 int state_save (int dirfd, const struct state *s, ar_error_t *err);
+/* Errors: status ENOENT without a state.json (a create before its first write, or a damaged
+   directory), 0 when it does not parse or holds no valid status (damaged), another errno when
+   it cannot be read.  The messages name state.json, not the container: the caller does.  */
 int state_load (int dirfd, const char *id, struct state **out, ar_error_t *err);
 /* Replace the stored status by what is true now (stopped when the process has gone).  */
 void state_refresh (struct state *s);
 /* Start time of a live process, 0 if it does not exist.  */
 unsigned long long state_proc_start_time (pid_t pid);
 
-/* Ids of the containers under root, sorted (NULL-terminated; caller frees).  */
+/* Ids of the containers under root, sorted (NULL-terminated; caller frees): every directory
+   named like an id, with a state.json or not (a damaged one, or one being made).  */
 int state_list_ids (int rootfd, char ***ids, ar_error_t *err);
 
 /* The OCI state document, as `runc state` prints it.  indent NULL: one line.  */

@@ -20,6 +20,7 @@
 #include "cgroups/cgroup.h"
 #include "json.h"
 #include "log.h"
+#include "state/journal.h"
 #include "state/state.h"
 #include "supervisor/confine.h"
 #include "supervisor/audit.h"
@@ -362,6 +363,14 @@ supervisor_start (const struct supervisor_cfg *c, pid_t *pid, ar_error_t *err)
          terminal and process group signals away.  */
       struct supervisor_cfg mine = *c;
       int *const keep[] = { &p[1], &mine.notify_fd, &mine.canary_fd, &mine.vfiles_fd };
+      /* First, while our copy of create's fds still holds the container's lock: a delete of a
+         create killed from here on finds us in the journal, as it cannot run before we let go
+         of the lock (close_others).  Not recorded, we would only outlive the init.  */
+      if (c->journal_fd >= 0
+          && state_journal_process (c->journal_fd, "supervisor", getpid (),
+                                    state_proc_start_time (getpid ()), NULL)
+                 < 0)
+        _exit (EXIT_FAILURE);
       close (p[0]);
       if (setsid () < 0 || close_others (keep, ARRAY_SIZE (keep)) < 0)
         _exit (EXIT_FAILURE);
@@ -412,7 +421,11 @@ supervisor_stop (pid_t pid, unsigned long long start)
   (void) syscall (SYS_pidfd_send_signal, pidfd, SIGTERM, &si, 0);
   p.fd = pidfd;
   p.events = POLLIN;
+  /* Gone when we return, SIGKILLed if need be: a delete must leave no process behind.  */
   if (poll (&p, 1, 1000) != 1)
-    (void) syscall (SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+    {
+      (void) syscall (SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+      (void) poll (&p, 1, 1000);
+    }
   close (pidfd);
 }

@@ -58,6 +58,8 @@ struct supervisor_cfg
   int vfiles_fd; /* the virtual files' directory, which the worker keeps current, or -1 */
   const struct supervisor_canary *canaries;
   size_t n_canaries;
+  int journal_fd; /* the container's journal (state/journal.h), where the watchdog records
+                     itself before anything else, or -1 */
 };
 
 /* Fork the supervisor and wait until it serves (its control socket exists); *pid is the
@@ -72,7 +74,7 @@ int supervisor_attach (int dirfd, const char *id, int notify_fd, pid_t pid, ar_e
 bool supervisor_alive (pid_t pid, unsigned long long start);
 
 /* Stop it (delete): SIGTERM to the watchdog, which takes the worker with it; waits up to a
-   second, then SIGKILL.  */
+   second, then SIGKILL and up to a second more.  */
 void supervisor_stop (pid_t pid, unsigned long long start);
 
 #endif
