@@ -59,6 +59,8 @@ load (const struct ar_globals *g, const char *id, int lock, int *dirfd_out, stru
   if (dirfd < 0 || state_load (dirfd, id, out, err) < 0)
     return -1;
   state_refresh (*out);
+  if (supervisor_check (dirfd, *out, lock != 0))
+    state_refresh (*out);
   if (dirfd_out)
     *dirfd_out = steal_fd (&dirfd);
   return 0;
@@ -82,7 +84,8 @@ annotate_alerts (int dirfd, struct state *s)
   long long v = 0;
   struct spec_kv *items;
 
-  if (s->platform == NULL || strcmp (s->platform, "none") == 0)
+  /* With --platform none only a deadline keeper counts any.  */
+  if (s->platform == NULL || (strcmp (s->platform, "none") == 0 && s->sv_pid <= 0))
     return;
   fd = openat (dirfd, SUPERVISOR_ALERTS_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd >= 0 && (n = read (fd, buf, sizeof buf - 1)) > 0)
@@ -191,6 +194,8 @@ ar_container_list (const struct ar_globals *g, struct ar_container_info **out, s
       if (dirfd < 0 || state_load (dirfd, *id, &s, NULL) < 0)
         continue; /* deleted meanwhile */
       state_refresh (s);
+      if (supervisor_check (dirfd, s, false))
+        state_refresh (s);
       fill_info (&v[k++], s);
     }
   *out = v;
