@@ -15,6 +15,8 @@ tree_sum() {
    find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) | sha256sum
 }
 
+not_alive() { ! proc_alive "$1"; }
+
 # sleepers_of TAG: live processes whose command line holds TAG (a unique sleep duration).
 sleepers_of() { pgrep -f -- "sleep $1" | while read -r p; do proc_alive "$p" && echo "$p"; done; }
 
@@ -62,6 +64,34 @@ sleepers_of() { pgrep -f -- "sleep $1" | while read -r p; do proc_alive "$p" && 
   agentrt run --platform none -b "$BUNDLE" "$CID"
   [ "$status" -eq 137 ]
   [ -z "$(sleepers_of "$tag")" ]
+  leaves_nothing
+}
+
+# With --platform none the deadline's watchdog is all the supervisor there is, and it holds the
+# kill switch (it traces the init, PTRACE_O_EXITKILL): killed, the kernel kills the container;
+# stopped, nothing tells, and the next command that looks kills it.  Either way that command
+# records why.
+@test "agent: with --platform none, a killed or stopped deadline watchdog kills the container" {
+  local sig reason init
+  sh_args 'sleep 1000'
+  for sig in KILL STOP; do
+    agentrt_detached run -d --platform none --timeout 1h -b "$BUNDLE" "$CID-$sig"
+    [ "$status" -eq 0 ]
+    init=$(__agentrt state "$CID-$sig" | jq -r .pid)
+    kill "-$sig" "$(jq -r .supervisorPid "$ROOT/state/$CID-$sig/state.json")"
+    reason=supervisor-stopped
+    if [ "$sig" = KILL ]; then
+      reason=supervisor-lost
+      wait_for "the init's end" not_alive "$init"
+    fi
+    agentrt state "$CID-$sig"
+    [ "$(jq -r .status <<<"$output")" = stopped ]
+    [ "$(jq -r '.annotations["io.agentrt.stop.reason"]' <<<"$output")" = "$reason" ]
+    [ "$(jq -r '.annotations["io.agentrt.audit.alerts"]' <<<"$output")" -eq 1 ]
+    ! proc_alive "$init"
+    agentrt delete "$CID-$sig"
+    [ "$status" -eq 0 ]
+  done
   leaves_nothing
 }
 

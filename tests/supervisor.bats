@@ -229,6 +229,8 @@ wait_gone() {
 # release_annotation R: uname reports release R.
 release_annotation() { update_config --arg r "$1" '.annotations["io.agentrt.uname.release"] = $r'; }
 
+no_supervisor_left() { [ "$(supervisors_left)" -eq 0 ]; }
+
 # records FILTER: how many audit records of the container match the jq FILTER.
 records() { jq -c "select($1)" "$ROOT/state/$CID/audit.jsonl" | wc -l; }
 
@@ -286,9 +288,9 @@ scenario_exec_supervised() {
 }
 
 # kill_supervisor_test WHICH SIGNAL EVENT [FILTER]: with a workload calling uname in a loop,
-# SIGNAL to the watchdog or the worker kills the container, records EVENT as an alert (counted in
-# io.agentrt.audit.alerts), and no uname ever reaches the host kernel meanwhile (the calls of a
-# dead supervisor fail with ENOSYS).  FILTER: what else the event's record must match.
+# SIGNAL to the watchdog, the worker or both kills the container, records EVENT as an alert
+# (counted in io.agentrt.audit.alerts), and no uname ever reaches the host kernel meanwhile (the
+# calls of a dead supervisor fail with ENOSYS).  FILTER: what else the event's record must match.
 kill_supervisor_test() {
   release_annotation 6.6.6-loop
   update_config '.process.args = ["/bin/sh", "-c", "while :; do uname -r; done"]'
@@ -299,14 +301,20 @@ kill_supervisor_test() {
   [ "$(cat "/proc/$(watchdog_pid "$CID")/comm")" = agentrt-watch ]
   victim=$(worker_pid "$CID")
   [ "$(cat "/proc/$victim/comm")" = agentrt-sv ]
-  [ "$1" = worker ] || victim=$(watchdog_pid "$CID")
+  case $1 in
+    watchdog) victim=$(watchdog_pid "$CID") ;;
+    # Its process group (it leads a session of its own): the watchdog and the worker at once.
+    both) victim=-$(watchdog_pid "$CID") ;;
+  esac
   # Let it run: the log must show emulated answers before the kill.
   for _ in $(seq 100); do grep -qx 6.6.6-loop "$ROOT/stdio.log" && break; sleep 0.05; done
-  kill "-$2" "$victim"
+  kill "-$2" -- "$victim"
   wait_gone "$init"
-  [ "$(__agentrt state "$CID" | jq -r .status)" = stopped ]
+  __agentrt state "$CID" >"$ROOT/state.out"
+  [ "$(jq -r .status "$ROOT/state.out")" = stopped ]
   [ "$(records ".event == \"$3\" and .severity == \"alert\" and (${4:-true})")" -eq 1 ]
-  [ "$(__agentrt state "$CID" | jq -r '.annotations["io.agentrt.audit.alerts"]')" -eq 1 ]
+  [ "$(jq -r '.annotations["io.agentrt.audit.alerts"]' "$ROOT/state.out")" -eq 1 ]
+  [ "$(jq -r '.annotations["io.agentrt.stop.reason"]' "$ROOT/state.out")" = "$3" ]
   grep -qx 6.6.6-loop "$ROOT/stdio.log"
   ! grep -qxF "$(uname -r)" "$ROOT/stdio.log"
   # What is left of the supervisor follows it.
@@ -342,6 +350,125 @@ kill_supervisor_test() {
 @test "supervisor [ptrace]: SIGTERM to the worker kills the container (supervisor-stopped)" {
   ptrace_platform
   kill_supervisor_test worker TERM supervisor-stopped '.detail | startswith("stopped by signal 15 from pid ")'
+}
+
+# Both at once: nobody is left to kill the container but the kernel (the watchdog traces the
+# init with PTRACE_O_EXITKILL; on the ptrace platform the worker does), nor to record why but the
+# next command that looks (here `state`).
+@test "supervisor: killing both supervisor processes at once kills the container (supervisor-lost)" {
+  kill_supervisor_test both KILL supervisor-lost '.detail | test("watchdog .* is gone, its worker .* gone, and neither recorded why")'
+  [ "$(jq -r '.annotations["io.agentrt.stop.reason"]' "$ROOT/state.out")" = supervisor-lost ]
+}
+
+@test "supervisor [ptrace]: killing both supervisor processes at once kills the container (supervisor-lost)" {
+  ptrace_platform
+  kill_supervisor_test both KILL supervisor-lost '.detail | test("watchdog .* is gone, its worker .* gone, and neither recorded why")'
+}
+
+# A stop is no death: no kernel notification but SIGCHLD to the parent tells of it.  The worker
+# is the watchdog's child (waitpid WUNTRACED); the watchdog is the worker's parent, which the
+# worker looks at on its one-second timer.
+@test "supervisor: a stopped worker kills the container (supervisor-stopped)" {
+  kill_supervisor_test worker STOP supervisor-stopped '.detail | test("^the worker \\(pid [0-9]+\\) was stopped by signal 19")'
+}
+
+@test "supervisor: a stopped watchdog kills the container (supervisor-stopped)" {
+  kill_supervisor_test watchdog STOP supervisor-stopped '.detail | test("^the watchdog \\(pid [0-9]+\\) is stopped")'
+}
+
+@test "supervisor [ptrace]: a stopped worker, the tracer, kills the container (supervisor-stopped)" {
+  ptrace_platform
+  kill_supervisor_test worker STOP supervisor-stopped '.detail | test("^the worker \\(pid [0-9]+\\) was stopped")'
+}
+
+@test "supervisor [ptrace]: a stopped watchdog kills the container (supervisor-stopped)" {
+  ptrace_platform
+  kill_supervisor_test watchdog STOP supervisor-stopped '.detail | test("^the watchdog \\(pid [0-9]+\\) is stopped")'
+}
+
+# The whole supervisor stopped: nothing of it can act, and no kernel notification tells anyone.
+# The container hangs at its next supervised call; the next command that looks finds it so.
+@test "supervisor: with the whole supervisor stopped, the next command kills the container (supervisor-stopped)" {
+  release_annotation 6.6.6-loop
+  update_config '.process.args = ["/bin/sh", "-c", "while :; do uname -r; done"]'
+  agentrt_detached run -d -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  local init wd
+  init=$(init_pid "$CID") wd=$(watchdog_pid "$CID")
+  for _ in $(seq 100); do grep -qx 6.6.6-loop "$ROOT/stdio.log" && break; sleep 0.05; done
+  kill -STOP -- "-$wd"
+  sleep 1.5
+  proc_alive "$init"
+  agentrt list
+  [ "$status" -eq 0 ]
+  [[ "${lines[1]}" == "$CID "*" stopped "* ]]
+  ! proc_alive "$init"
+  wait_for "the supervisor's end" no_supervisor_left
+  __agentrt state "$CID" >"$ROOT/state.out"
+  [ "$(jq -r '.annotations["io.agentrt.stop.reason"]' "$ROOT/state.out")" = supervisor-stopped ]
+  [ "$(jq -r '.annotations["io.agentrt.audit.alerts"]' "$ROOT/state.out")" -eq 1 ]
+  [ "$(records '.event == "supervisor-stopped" and .severity == "alert" and (.detail | test("watchdog .* is stopped, its worker .* stopped"))')" -eq 1 ]
+  ! grep -qxF "$(uname -r)" "$ROOT/stdio.log"
+  agentrt delete "$CID"
+  [ "$status" -eq 0 ]
+  leaves_nothing
+}
+
+# The kill switch is a trace, which an execve keeps: the workload's own execve, and a process
+# exec'd into the container later, which dies with the container's pid namespace.
+@test "supervisor: killing both supervisor processes kills a workload that exec'd, and an exec'd process" {
+  update_config '.process.args = ["/bin/sh", "-c", "echo started; exec /bin/sleep 1000"]'
+  agentrt_detached run -d -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  local init exec_pid
+  init=$(init_pid "$CID")
+  wait_for "the workload's execve" grep -qx sleep "/proc/$init/comm"
+  agentrt_detached exec -d --pid-file "$ROOT/exec.pid" "$CID" /bin/sleep 999
+  [ "$status" -eq 0 ]
+  exec_pid=$(cat "$ROOT/exec.pid")
+  proc_alive "$exec_pid"
+  kill -KILL -- "-$(watchdog_pid "$CID")"
+  wait_gone "$init" 2
+  wait_gone "$exec_pid" 2
+  agentrt audit --json "$CID"
+  [ "$status" -eq 0 ]
+  [ "$(jq -c 'select(.event == "supervisor-lost" and .severity == "alert")' <<<"$output" | wc -l)" -eq 1 ]
+  # Told once: looking again adds nothing.
+  agentrt state "$CID"
+  [ "$(jq -r '.annotations["io.agentrt.audit.alerts"]' <<<"$output")" -eq 1 ]
+  [ "$(records '.event == "supervisor-lost"')" -eq 1 ]
+  agentrt delete "$CID"
+  [ "$status" -eq 0 ]
+  leaves_nothing
+}
+
+# supervisor.end tells a supervisor that ended with its container from one that was lost: a
+# command that looks after the first has ended must not take it for the second.
+@test "supervisor: a container that runs to its end leaves no supervisor-lost record, one whose supervisor is killed does" {
+  update_config '.process.args = ["/bin/sh", "-c", "uname -r"]'
+  agentrt run --keep -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  wait_for "the supervisor's end" no_supervisor_left
+  agentrt list
+  agentrt state "$CID"
+  [ "$(jq -r '.status' <<<"$output")" = stopped ]
+  [ "$(jq -r '.annotations["io.agentrt.stop.reason"] // "none"' <<<"$output")" = none ]
+  [ "$(jq -r '.annotations["io.agentrt.audit.alerts"]' <<<"$output")" -eq 0 ]
+  agentrt audit --json "$CID"
+  [ "$(jq -c 'select(.event != null)' <<<"$output" | wc -l)" -eq 0 ]
+  agentrt delete "$CID"
+  [ "$status" -eq 0 ]
+  # The same container, its supervisor killed while it runs.
+  update_config '.process.args = ["/bin/sleep", "1000"]'
+  agentrt_detached run -d -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  kill -KILL -- "-$(watchdog_pid "$CID")"
+  wait_gone "$(init_pid "$CID")" 2
+  agentrt state "$CID"
+  [ "$(jq -r '.annotations["io.agentrt.stop.reason"]' <<<"$output")" = supervisor-lost ]
+  agentrt delete "$CID"
+  [ "$status" -eq 0 ]
+  leaves_nothing
 }
 
 @test "supervisor: delete stops the supervisor, of a running and of a created container" {
@@ -633,12 +760,36 @@ tracer_of() { awk '$1 == "TracerPid:" { print $2 }' "/proc/$1/status"; }
   [ "$(tracer_of "$pid")" -eq "$worker" ]
   wait_for "the exec'd shell's child" eval 'child=$(pgrep -P "$pid" -x sleep)'
   [ "$(tracer_of "$child")" -eq "$worker" ]
-  # The notify platform traces nothing.
-  agentrt_detached run -d -b "$BUNDLE" "$CID-seccomp"
-  [ "$status" -eq 0 ]
-  [ "$(tracer_of "$(init_pid "$CID-seccomp")")" -eq 0 ]
   agentrt delete --force "$CID"
-  agentrt delete --force "$CID-seccomp"
+  leaves_nothing
+}
+
+# The kill switch (PTRACE_O_EXITKILL) is all the notify platform traces: the init, by the
+# watchdog; not its children, not an exec'd process.  Inside, nobody seems to trace it: its
+# tracer is outside its pid namespace.
+@test "supervisor: the watchdog traces the init alone, and it looks untraced from inside" {
+  update_config '.process.args = ["/bin/sh", "-c", "trap \"echo trapped; exit 7\" TERM; sleep 1002 & wait"]'
+  agentrt_detached run -d -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  local init child pid
+  init=$(init_pid "$CID")
+  [ "$(tracer_of "$init")" -eq "$(watchdog_pid "$CID")" ]
+  wait_for "the init's child" eval 'child=$(pgrep -P "$init" -x sleep)'
+  [ "$(tracer_of "$child")" -eq 0 ]
+  agentrt_detached exec -d --pid-file "$ROOT/exec.pid" "$CID" /bin/sleep 1003
+  [ "$status" -eq 0 ]
+  pid=$(cat "$ROOT/exec.pid")
+  [ "$(tracer_of "$pid")" -eq 0 ]
+  agentrt exec "$CID" /bin/sh -c 'grep TracerPid /proc/1/status'
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"TracerPid:"*"0" ]]
+  # Signals reach it through the trace as before: its trap runs.
+  agentrt kill "$CID" TERM
+  [ "$status" -eq 0 ]
+  wait_gone "$init"
+  grep -qx trapped "$ROOT/stdio.log"
+  agentrt delete "$CID"
+  [ "$status" -eq 0 ]
   leaves_nothing
 }
 

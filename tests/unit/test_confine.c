@@ -108,10 +108,20 @@ role_checks (enum confine_role role)
     }
   else if (!REFUSED (unshare (CLONE_FS), EPERM) || !REFUSED (chroot ("/"), EPERM))
     return 24;
-  /* ptrace: the tracer's own requests (ESRCH: pid 0 is no tracee of ours), refused to every
-     other role; PTRACE_ATTACH, POKEDATA and a request with high bits refused to all.  */
-  if (!REFUSED (syscall (SYS_ptrace, PTRACE_CONT, 0, 0, 0), role == CONFINE_TRACER ? ESRCH : EPERM))
+  /* ptrace: the tracer's own requests (ESRCH: pid 0 is no tracee of ours), and of them the
+     watchdog's CONT and LISTEN (it ends the stops of the init it traces, the kill switch),
+     refused to every other role; PTRACE_ATTACH, POKEDATA and a request with high bits refused
+     to all.  */
+  if (!REFUSED (syscall (SYS_ptrace, PTRACE_CONT, 0, 0, 0),
+                role == CONFINE_WORKER || role == CONFINE_BROKER ? EPERM : ESRCH)
+      || !REFUSED (syscall (SYS_ptrace, PTRACE_LISTEN, 0, 0, 0),
+                   role == CONFINE_WORKER || role == CONFINE_BROKER ? EPERM : ESRCH))
     return 25;
+  if (!REFUSED (syscall (SYS_ptrace, PTRACE_DETACH, 0, 0, 0),
+                role == CONFINE_TRACER ? ESRCH : EPERM)
+      || !REFUSED (syscall (SYS_ptrace, PTRACE_SEIZE, 0, 0, 0),
+                   role == CONFINE_TRACER ? ESRCH : EPERM))
+    return 27;
   if (!REFUSED (syscall (SYS_ptrace, PTRACE_ATTACH, 0, 0, 0), EPERM)
       || !REFUSED (syscall (SYS_ptrace, PTRACE_POKEDATA, 0, 0, 0), EPERM)
       || !REFUSED (syscall (SYS_ptrace, (1UL << 32) | PTRACE_CONT, 0, 0, 0), EPERM))

@@ -124,6 +124,25 @@ test_save_load (void)
   CHECK_STR (got->created, "2026-12-01T00:00:00.000000000Z");
   CHECK (got->annotations.n == 1);
   CHECK_STR (got->annotations.items[0].value, "v \"quoted\"");
+  /* No supervisor: its worker is not recorded either (-1, as in an older agentrt's state).  */
+  CHECK (got->sv_pid == 0 && got->sv_worker == -1);
+  state_free (got);
+  got = NULL;
+  /* A supervisor (with a worker, or without: 0) and its worker, by pid and start time.  */
+  s->sv_pid = 77;
+  s->sv_start = 7;
+  s->sv_worker = 78;
+  s->sv_worker_start = 8;
+  CHECK (state_save (fd, s, &err) == 0);
+  CHECK (state_load (fd, "rt", &got, &err) == 0);
+  CHECK (got->sv_pid == 77 && got->sv_start == 7);
+  CHECK (got->sv_worker == 78 && got->sv_worker_start == 8);
+  state_free (got);
+  got = NULL;
+  s->sv_worker = 0;
+  CHECK (state_save (fd, s, &err) == 0);
+  CHECK (state_load (fd, "rt", &got, &err) == 0);
+  CHECK (got->sv_worker == 0);
   CHECK (state_dir_remove (rootfd, "rt", &err) == 0);
   return 0;
 }

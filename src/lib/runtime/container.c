@@ -142,6 +142,8 @@ load (const struct ar_globals *g, const char *id, int lock, int *dirfd_out, stru
     return container_load_error (rootfd, id, lock != 0, &lerr, err);
   state_refresh (*out);
   refresh_started (dirfd, *out);
+  if (supervisor_check (dirfd, *out, lock != 0))
+    state_refresh (*out);
   if (dirfd_out)
     *dirfd_out = steal_fd (&dirfd);
   return 0;
@@ -165,7 +167,8 @@ annotate_alerts (int dirfd, struct state *s)
   long long v = 0;
   struct spec_kv *items;
 
-  if (s->platform == NULL || strcmp (s->platform, "none") == 0)
+  /* With --platform none only a deadline keeper counts any.  */
+  if (s->platform == NULL || (strcmp (s->platform, "none") == 0 && s->sv_pid <= 0))
     return;
   fd = openat (dirfd, SUPERVISOR_ALERTS_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd >= 0 && (n = read (fd, buf, sizeof buf - 1)) > 0)
@@ -309,6 +312,8 @@ list_one (int rootfd, const char *id, struct ar_container_info *ci)
     {
       state_refresh (s);
       refresh_started (dirfd, s);
+      if (supervisor_check (dirfd, s, false))
+        state_refresh (s);
       fill_info (ci, s);
       return true;
     }

@@ -638,10 +638,11 @@ start_supervisor (struct create_ctx *c, pid_t init, int listener, bool trace, ar
                                .n_canaries = c->eph.n_canaries,
                                .journal_fd = c->journal_fd };
 
-  if (supervisor_start (&sc, &c->sv_pid, err) < 0)
+  if (supervisor_start (&sc, &c->sv_pid, &c->st->sv_worker, err) < 0)
     return -1;
   c->st->sv_pid = c->sv_pid;
   c->st->sv_start = state_proc_start_time (c->sv_pid);
+  c->st->sv_worker_start = state_proc_start_time (c->st->sv_worker);
   c->st->audit_log = steal_ptr (&audit);
   return 0;
 }
@@ -817,7 +818,10 @@ create_container (const struct ar_globals *g, const char *id, const struct ar_cr
   if (create_in (&c, dirfd, pid, err) < 0)
     {
       if (c.sv_pid > 0)
-        supervisor_stop (c.sv_pid, state_proc_start_time (c.sv_pid));
+        {
+          supervisor_stop (c.sv_pid, state_proc_start_time (c.sv_pid));
+          supervisor_mark_end (dirfd); /* should the removal below fail */
+        }
       if (c.cg_made)
         remove_cgroup (&c.cg);
       (void) state_dir_remove (rootfd, id, NULL); /* the error in hand is the one to report */
@@ -1209,14 +1213,21 @@ delete_locked (const struct ar_globals *g, int dirfd, struct state *s, bool forc
   if (s->status != STATE_STOPPED && kill_and_wait (s, err) < 0)
     return -1;
   supervisor_stop (s->sv_pid, s->sv_start);
+  /* Should the state outlive its supervisor now, that was no loss.  */
   if (s->cgroup_dirs && destroy_cgroups (s, err) < 0)
-    return -1;
+    {
+      supervisor_mark_end (dirfd);
+      return -1;
+    }
   if (damage == NULL)
     run_hooks_warn (dirfd, s, SPEC_HOOK_POSTSTOP, "poststop");
   rootfd = state_root_open (container_root (g), false, err);
-  if (rootfd < 0)
-    return -1;
-  return state_dir_remove (rootfd, s->id, err);
+  if (rootfd < 0 || state_dir_remove (rootfd, s->id, err) < 0)
+    {
+      supervisor_mark_end (dirfd);
+      return -1;
+    }
+  return 0;
 }
 
 #define cleanup_journal __attribute__ ((cleanup (state_journal_release)))

@@ -260,6 +260,9 @@ write_state_fields (struct ar_json *j, const struct state *s, bool internal)
           ar_json_kint (j, "supervisorPid", s->sv_pid);
           ar_json_key (j, "supervisorStartTime");
           ar_json_uint (j, s->sv_start);
+          ar_json_kint (j, "supervisorWorkerPid", s->sv_worker);
+          ar_json_key (j, "supervisorWorkerStartTime");
+          ar_json_uint (j, s->sv_worker_start);
         }
       if (s->audit_log)
         ar_json_kstr (j, "auditLog", s->audit_log);
@@ -369,6 +372,10 @@ state_load (int dirfd, const char *id, struct state **out, ar_error_t *err)
   s->platform = dup_member (root, "platform");
   s->sv_pid = (pid_t) num_member (root, "supervisorPid");
   s->sv_start = num_member (root, "supervisorStartTime");
+  s->sv_worker = ar_jget (root, "supervisorWorkerPid")
+                     ? (pid_t) num_member (root, "supervisorWorkerPid")
+                     : -1;
+  s->sv_worker_start = num_member (root, "supervisorWorkerStartTime");
   s->audit_log = dup_member (root, "auditLog");
   s->cgroup_dirs = strv_member (root, "cgroupPaths");
   status = ar_jstr (ar_jget (root, "status"));
@@ -418,6 +425,17 @@ state_proc_start_time (pid_t pid)
   if (st == 'Z' || st == 'X') /* exited, not reaped yet: runc calls it stopped too */
     return 0;
   return start;
+}
+
+char
+state_proc_status (pid_t pid, unsigned long long start)
+{
+  char st = 0;
+  unsigned long long t = 0;
+
+  if (pid <= 0 || read_proc_stat (pid, &st, &t) < 0 || t != start || st == 'Z' || st == 'X')
+    return 0;
+  return st;
 }
 
 void

@@ -43,6 +43,8 @@ struct state
   char *platform; /* "seccomp" or "none" */
   pid_t sv_pid;   /* the supervisor's watchdog, 0 if none */
   unsigned long long sv_start;
+  pid_t sv_worker; /* its worker, 0 if none; -1: not recorded (an older agentrt's state) */
+  unsigned long long sv_worker_start;
   char *audit_log;    /* absolute path, or NULL */
   char **cgroup_dirs; /* the container's cgroup directories, NULL-terminated; NULL: none */
 };
@@ -78,6 +80,9 @@ int state_load (int dirfd, const char *id, struct state **out, ar_error_t *err);
 void state_refresh (struct state *s);
 /* Start time of a live process, 0 if it does not exist.  */
 unsigned long long state_proc_start_time (pid_t pid);
+/* The state letter of /proc/PID/stat ('R', 'S', 'T'…) of the process that started at `start`,
+   0 if it does not exist (or has exited, or the pid is another process's now).  */
+char state_proc_status (pid_t pid, unsigned long long start);
 
 /* Ids of the containers under root, sorted (NULL-terminated; caller frees): every directory
    named like an id, with a state.json or not (a damaged one, or one being made).  */

@@ -178,9 +178,16 @@ static const unsigned tracer_requests[] = {
 #endif
 };
 
-/* ptrace for the tracer: its requests (all 64 bits of them) allowed, the rest refused.  */
+/* The watchdog's, which holds the kill switch of the other platforms (supervisor.h): it only
+   ends the stops of the init it traces (seized before it confined itself).  */
+static const unsigned watchdog_requests[] = { PTRACE_CONT, PTRACE_LISTEN };
+
+/* ptrace for a role that traces: its requests (all 64 bits of them) allowed, the rest
+   refused.  */
 struct ptrace_check
 {
+  const unsigned *requests;
+  size_t n;
   unsigned at, hi_zero, req[ARRAY_SIZE (tracer_requests)];
 };
 
@@ -191,8 +198,8 @@ emit_ptrace_check (struct prog *p, struct ptrace_check *k)
 
   k->hi_zero = jeq (p, 0);
   load (p, ARG0_LO);
-  for (size_t i = 0; i < ARRAY_SIZE (tracer_requests); i++)
-    k->req[i] = jeq (p, tracer_requests[i]);
+  for (size_t i = 0; i < k->n; i++)
+    k->req[i] = jeq (p, k->requests[i]);
   return first;
 }
 
@@ -200,7 +207,7 @@ static void
 patch_ptrace_check (struct prog *p, const struct ptrace_check *k, unsigned chk, unsigned allow,
                     unsigned eperm)
 {
-  size_t last = ARRAY_SIZE (tracer_requests) - 1;
+  size_t last = k->n - 1;
 
   patch (p, k->at, chk, true);
   patch (p, k->hi_zero, eperm, false);
@@ -213,9 +220,9 @@ patch_ptrace_check (struct prog *p, const struct ptrace_check *k, unsigned chk, 
    worker load one at every container start, and libseccomp's generation cost ~0.3 ms of it on
    this kind of VM.  Everything is allowed but `refused`, unshare and chroot (EPERM), clone3
    (ENOSYS: glibc then falls back to clone) and clone without CLONE_THREAD (EPERM: threads
-   only); the broker may unshare (CLONE_FS, all 64 bits of it) and chroot, and the tracer
-   make its own ptrace requests.  Another architecture, or x32, is killed.  What is allowed
-   depends on the number alone (but for clone, unshare and ptrace), so the kernel's action
+   only); the broker may unshare (CLONE_FS, all 64 bits of it) and chroot, and the tracer and
+   the watchdog make their own ptrace requests.  Another architecture, or x32, is killed.  What is
+   allowed depends on the number alone (but for clone, unshare and ptrace), so the kernel's action
    cache answers it without running the filter.  */
 static void
 build_filter (enum confine_role role, struct prog *p)
@@ -223,8 +230,15 @@ build_filter (enum confine_role role, struct prog *p)
   unsigned eq[ARRAY_SIZE (refused) + 2], n_eq = 0, clone3_at, clone_at, unshare_at = 0;
   unsigned clone_chk, clone_jset, unshare_chk = 0, hi_zero = 0, lo_fs = 0, ptrace_chk = 0;
   unsigned allow, eperm, enosys, kill_at;
-  bool broker = role == CONFINE_BROKER, tracer = role == CONFINE_TRACER;
-  struct ptrace_check pk = { 0 };
+  bool broker = role == CONFINE_BROKER;
+  bool tracer = role == CONFINE_TRACER || role == CONFINE_WATCHDOG;
+  struct ptrace_check pk = { .requests = tracer_requests, .n = ARRAY_SIZE (tracer_requests) };
+
+  if (role == CONFINE_WATCHDOG)
+    {
+      pk.requests = watchdog_requests;
+      pk.n = ARRAY_SIZE (watchdog_requests);
+    }
 
   /* BPF jumps go forward only: the number tests, the argument tests, then the returns.  */
   p->n = 0;

@@ -2,7 +2,8 @@
    privileges, and a seccomp filter of its own, so that a bug in it cannot be turned against the
    host.  The worker keeps CAP_SYS_PTRACE (process_vm_readv/writev of the container's
    processes, whatever their uid and user namespace) and CAP_KILL (failing closed: killing the
-   container); the watchdog keeps CAP_KILL.  Only the ptrace platform's worker may call ptrace.  */
+   container); the watchdog keeps CAP_KILL.  Only the ptrace platform's worker may call ptrace,
+   and the watchdog to end the stops of the init it traces (PTRACE_CONT, PTRACE_LISTEN).  */
 #ifndef AGENTRT_SV_CONFINE_H
 #define AGENTRT_SV_CONFINE_H
 
@@ -23,7 +24,7 @@
 
 enum confine_role
 {
-  CONFINE_WATCHDOG, /* CAP_KILL */
+  CONFINE_WATCHDOG, /* CAP_KILL, PTRACE_CONT and PTRACE_LISTEN */
   CONFINE_WORKER,   /* + CAP_SYS_PTRACE */
   CONFINE_BROKER,   /* a worker with an egress allowlist: + CAP_SETUID, CAP_SETGID and
                        CAP_SYS_CHROOT, unshare(CLONE_FS) and chroot, for the AF_UNIX connects

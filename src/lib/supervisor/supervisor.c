@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/signalfd.h>
@@ -27,23 +28,21 @@
 #include "supervisor/control.h"
 #include "supervisor/kill.h"
 #include "supervisor/supervisor.h"
+#include "supervisor/tracer.h"
 #include "supervisor/worker.h"
 #include "utils.h"
 
 /* The worker is gone when the watchdog writes, so the alert count in the state directory is
    the watchdog's to bump: an engine reading `agentrt state` sees this alert like any other.  */
 static void
-count_alert (const struct supervisor_cfg *c)
+count_alert (int dirfd)
 {
-  cleanup_free char *path = xasprintf ("%s/%s", c->state_dir, SUPERVISOR_ALERTS_FILE);
   cleanup_free char *old = NULL;
   cleanup_free char *text = NULL;
-  cleanup_close int dirfd = open (c->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  cleanup_close int fd = openat (dirfd, SUPERVISOR_ALERTS_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   long long n = 0;
 
-  if (dirfd < 0)
-    return;
-  if (ar_read_file (path, 64, &old, NULL, NULL) == 0)
+  if (fd >= 0 && ar_read_fd (fd, SUPERVISOR_ALERTS_FILE, 64, &old, NULL, NULL) == 0)
     {
       old[strcspn (old, "\n")] = '\0';
       if (!ar_parse_int64 (old, 0, LLONG_MAX - 1, &n))
@@ -53,18 +52,18 @@ count_alert (const struct supervisor_cfg *c)
   (void) ar_replace_file (dirfd, SUPERVISOR_ALERTS_FILE, text, strlen (text), 0644, NULL);
 }
 
-/* The watchdog's audit records, written without the worker's machinery; alerts are
-   counted.  */
+/* The records of the supervisor itself, written without the worker's machinery (by the
+   watchdog, or by a command that finds the supervisor lost); alerts are counted.  */
 static void
-audit_record (const struct supervisor_cfg *c, const char *event, const char *detail,
-              const char *severity)
+audit_record (int dirfd, const char *id, const char *audit_path, const char *event,
+              const char *detail, const char *severity)
 {
   struct ar_json *j;
   cleanup_free char *line = NULL;
   cleanup_free char *time = NULL;
   struct timespec now;
   size_t len;
-  int fd = audit_open_log (c->audit_path, NULL);
+  int fd = audit_open_log (audit_path, NULL);
 
   if (fd < 0)
     return;
@@ -73,7 +72,7 @@ audit_record (const struct supervisor_cfg *c, const char *event, const char *det
   time = ar_time_rfc3339 (&now);
   ar_json_obj_open (j);
   ar_json_kstr (j, "time", time);
-  ar_json_kstr (j, "id", c->id);
+  ar_json_kstr (j, "id", id);
   ar_json_kstr (j, "event", event);
   ar_json_kstr (j, "detail", detail);
   ar_json_kstr (j, "verdict", "kill-container");
@@ -85,22 +84,42 @@ audit_record (const struct supervisor_cfg *c, const char *event, const char *det
   (void) !write (fd, line, len + 1);
   close (fd);
   if (strcmp (severity, "alert") == 0)
-    count_alert (c);
+    count_alert (dirfd);
 }
 
-static void
-audit_alert (const struct supervisor_cfg *c, const char *event, const char *detail)
+/* The watchdog: what it keeps while the container runs.  */
+struct watchdog
 {
-  audit_record (c, event, detail, "alert");
+  const struct supervisor_cfg *c;
+  pid_t worker; /* 0: none (the deadline alone, --platform none) */
+  int init_pidfd;
+  bool tracing; /* the init is our tracee (the kill switch, supervisor.h), not reaped yet */
+  int dirfd;    /* the state directory */
+};
+
+/* An alert that the container is killed, and why, for `state` too.  */
+static void
+watchdog_alert (const struct watchdog *w, const char *event, const char *detail)
+{
+  sv_stop_reason (w->dirfd, event);
+  audit_record (w->dirfd, w->c->id, w->c->audit_path, event, detail, "alert");
 }
 
 static void
-audit_died (const struct supervisor_cfg *c, int status)
+audit_died (const struct watchdog *w, int status)
 {
   cleanup_free char *detail = WIFSIGNALED (status)
                                   ? xasprintf ("killed by signal %d", WTERMSIG (status))
                                   : xasprintf ("exited with status %d", WEXITSTATUS (status));
-  audit_alert (c, "supervisor-died", detail);
+  watchdog_alert (w, "supervisor-died", detail);
+}
+
+/* Every exit says that the supervisor's story has ended and been told (supervisor_check).  */
+static void __attribute__ ((noreturn))
+watchdog_exit (const struct watchdog *w, int status, const char *why)
+{
+  (void) sv_mark_end (w->dirfd, why);
+  _exit (status);
 }
 
 /* supervisor_stop's SIGTERM carries this in si_value (SI_QUEUE), so that the watchdog tells
@@ -119,28 +138,31 @@ init_exited (int init_pidfd)
    supervisor (fail closed); after delete it is dead already, and a failed create has just
    killed it.  A stop that is not agentrt's while the container runs is an alert.  */
 static void __attribute__ ((noreturn))
-watchdog_stop (const struct supervisor_cfg *c, pid_t worker, int init_pidfd,
-               const struct signalfd_siginfo *si)
+watchdog_stop (const struct watchdog *w, const struct signalfd_siginfo *si)
 {
   bool ours = si->ssi_code == SI_QUEUE && si->ssi_int == STOP_COOKIE;
-  bool running = !init_exited (init_pidfd);
+  bool running = !init_exited (w->init_pidfd);
 
   if (ours)
-    (void) syscall (SYS_pidfd_send_signal, init_pidfd, SIGKILL, NULL, 0);
+    (void) syscall (SYS_pidfd_send_signal, w->init_pidfd, SIGKILL, NULL, 0);
   else
-    sv_kill_container (c, init_pidfd);
-  if (worker > 0)
+    sv_kill_container (w->c, w->init_pidfd);
+  if (w->worker > 0)
     {
-      kill (worker, SIGKILL);
-      (void) waitpid (worker, NULL, 0);
+      kill (w->worker, SIGKILL);
+      (void) waitpid (w->worker, NULL, 0);
     }
   if (running && !ours)
     {
       cleanup_free char *detail = xasprintf (
           "stopped by signal %u from pid %u: the container is killed", si->ssi_signo, si->ssi_pid);
-      audit_alert (c, "supervisor-stopped", detail);
+      watchdog_alert (w, "supervisor-stopped", detail);
     }
-  _exit (EXIT_SUCCESS);
+  /* Stopped by agentrt, whose command marks the end should the state outlive it
+     (supervisor_mark_end): no write of ours in its wait.  */
+  if (ours)
+    _exit (EXIT_SUCCESS);
+  watchdog_exit (w, EXIT_SUCCESS, "supervisor-stopped");
 }
 
 /* The deadline, on CLOCK_BOOTTIME: time a suspended machine slept counts, as on a wall clock.
@@ -163,66 +185,132 @@ arm_deadline (const struct supervisor_cfg *c, int *fd)
    every process of the container is killed: the init, its cgroups (which hold processes that
    left its pid namespace or forked away), and, with its own pid namespace, all of it.  */
 static void
-on_deadline (const struct supervisor_cfg *c, int *tfd, int init_pidfd)
+on_deadline (const struct watchdog *w, int *tfd)
 {
-  cleanup_close int dirfd = open (c->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   cleanup_free char *detail = NULL;
-  const char *reason = "timeout\n";
 
   ar_closep (tfd);
   /* An init that has exited stopped by itself; what it left in the cgroups is killed anyway.  */
-  if (init_exited (init_pidfd))
+  if (init_exited (w->init_pidfd))
     {
-      sv_kill_container (c, init_pidfd);
+      sv_kill_container (w->c, w->init_pidfd);
       return;
     }
-  detail = xasprintf ("the deadline of %lld ms has passed: the container is killed", c->timeout_ms);
-  if (dirfd >= 0)
-    (void) ar_replace_file (dirfd, SUPERVISOR_STOP_REASON_FILE, reason, strlen (reason), 0644,
-                            NULL);
-  audit_record (c, "timeout", detail, "warn");
-  sv_kill_container (c, init_pidfd);
+  detail
+      = xasprintf ("the deadline of %lld ms has passed: the container is killed", w->c->timeout_ms);
+  sv_stop_reason (w->dirfd, "timeout");
+  audit_record (w->dirfd, w->c->id, w->c->audit_path, "timeout", detail, "warn");
+  sv_kill_container (w->c, w->init_pidfd);
 }
 
-static void __attribute__ ((noreturn))
-watchdog_loop (const struct supervisor_cfg *c, pid_t worker, int sfd, int tfd, int init_pidfd)
+/* The init's stops, while it is our tracee, go on as if nobody traced it; its exit is reaped,
+   which tells its parent (a traced process's parent hears of its exit after its tracer).  */
+static void
+drain_init (struct watchdog *w)
+{
+  int status;
+  pid_t r;
+
+  while (w->tracing && (r = waitpid (w->c->init_pid, &status, __WALL | WNOHANG)) != 0)
+    {
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r < 0 || !WIFSTOPPED (status))
+        {
+          /* Reaped, or not ours any more.  An end, after which nothing is lost (its parent
+             has heard of it: this write is no part of its wait).  */
+          w->tracing = false;
+          (void) sv_mark_end (w->dirfd, "exit");
+        }
+      else
+        tracer_pass_stop (r, status);
+    }
+}
+
+/* The worker stopped (SIGSTOP, SIGTSTP…): every supervised call would wait for it for ever.
+   Killed with the container: a stopped tracer (the ptrace platform) would keep its dead
+   tracees from their parents.  */
+static void __attribute__ ((noreturn)) worker_stopped (const struct watchdog *w, int status)
+{
+  cleanup_free char *detail
+      = xasprintf ("the worker (pid %d) was stopped by signal %d: the container is killed",
+                   (int) w->worker, WSTOPSIG (status));
+
+  watchdog_alert (w, "supervisor-stopped", detail);
+  sv_kill_container (w->c, w->init_pidfd);
+  kill (w->worker, SIGKILL);
+  (void) waitpid (w->worker, NULL, 0);
+  watchdog_exit (w, EXIT_FAILURE, "supervisor-stopped");
+}
+
+/* What the worker's SIGCHLD says: a clean exit (the container is over), a stop, or a death.  */
+static void
+check_worker (const struct watchdog *w)
+{
+  int status;
+
+  if (w->worker <= 0 || waitpid (w->worker, &status, WNOHANG | WUNTRACED) != w->worker)
+    return;
+  if (WIFSTOPPED (status))
+    worker_stopped (w, status);
+  if (WIFEXITED (status) && WEXITSTATUS (status) == 0)
+    watchdog_exit (w, EXIT_SUCCESS, "exit");
+  sv_kill_container (w->c, w->init_pidfd);
+  if (WIFEXITED (status) && WEXITSTATUS (status) == SUPERVISOR_EXIT_RECORDED)
+    watchdog_exit (w, EXIT_FAILURE, "recorded by the worker");
+  audit_died (w, status);
+  watchdog_exit (w, EXIT_FAILURE, "supervisor-died");
+}
+
+static void __attribute__ ((noreturn)) watchdog_loop (struct watchdog *w, int sfd, int tfd)
 {
   struct signalfd_siginfo si;
-  int status;
 
   for (;;)
     {
       /* Without a worker the watchdog ends with the init.  */
       struct pollfd p[3] = { { .fd = sfd, .events = POLLIN },
                              { .fd = tfd, .events = POLLIN },
-                             { .fd = worker > 0 ? -1 : init_pidfd, .events = POLLIN } };
+                             { .fd = w->worker > 0 ? -1 : w->init_pidfd, .events = POLLIN } };
       if (poll (p, 3, -1) < 0)
         continue;
       if (p[1].revents)
-        on_deadline (c, &tfd, init_pidfd);
+        on_deadline (w, &tfd);
       if (p[2].revents)
-        _exit (EXIT_SUCCESS);
+        {
+          drain_init (w);
+          watchdog_exit (w, EXIT_SUCCESS, "exit");
+        }
       if (!p[0].revents || read (sfd, &si, sizeof si) != sizeof si)
         continue;
       if (si.ssi_signo == SIGTERM)
-        watchdog_stop (c, worker, init_pidfd, &si);
-      if (worker <= 0 || waitpid (worker, &status, WNOHANG) != worker)
-        continue;
-      if (WIFEXITED (status) && WEXITSTATUS (status) == 0)
-        _exit (EXIT_SUCCESS);
-      sv_kill_container (c, init_pidfd);
-      if (!WIFEXITED (status) || WEXITSTATUS (status) != SUPERVISOR_EXIT_RECORDED)
-        audit_died (c, status);
-      _exit (EXIT_FAILURE);
+        watchdog_stop (w, &si);
+      drain_init (w); /* SIGCHLD: the init's, or the worker's (several are one signal) */
+      check_worker (w);
     }
+}
+
+static void __attribute__ ((noreturn))
+setup_failed (int ready_fd, const char *what, ar_error_t *err)
+{
+  cleanup_free char *text = *err ? ar_error_text (*err) : xstrdup (strerror (errno));
+
+  /* Our own errors name the supervisor already.  */
+  if (*what)
+    dprintf (ready_fd, "error: supervisor: %s: %s", what, text);
+  else
+    dprintf (ready_fd, "error: %s", text);
+  _exit (EXIT_FAILURE);
 }
 
 static void __attribute__ ((noreturn)) watchdog_main (const struct supervisor_cfg *c, int ready_fd)
 {
   sigset_t set;
-  int init_pidfd = (int) syscall (SYS_pidfd_open, c->init_pid, 0);
+  struct watchdog w = { .c = c,
+                        .init_pidfd = (int) syscall (SYS_pidfd_open, c->init_pid, 0),
+                        .dirfd = open (c->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) };
   int sfd, tfd = -1;
-  pid_t me = getpid (), worker;
+  pid_t me = getpid ();
   ar_error_t err = NULL;
 
   (void) prctl (PR_SET_NAME, "agentrt-watch");
@@ -233,32 +321,29 @@ static void __attribute__ ((noreturn)) watchdog_main (const struct supervisor_cf
   sigemptyset (&set);
   sigaddset (&set, SIGTERM);
   sigaddset (&set, SIGCHLD);
-  if (init_pidfd < 0 || sigprocmask (SIG_BLOCK, &set, NULL) < 0)
-    {
-      dprintf (ready_fd, "error: supervisor: watch the init: %s", strerror (errno));
-      _exit (EXIT_FAILURE);
-    }
+  if (w.init_pidfd < 0 || w.dirfd < 0 || sigprocmask (SIG_BLOCK, &set, NULL) < 0)
+    setup_failed (ready_fd, "watch the init", &err);
+  /* The kill switch (supervisor.h), seized while we hold every capability: the tracer's
+     credentials then are those the kernel weighs when the traced init execs a set-id program
+     (ptracer_capable), so it runs as it would untraced.  On the ptrace platform the worker
+     traces the init instead.  */
+  if (!c->trace && tracer_seize_kill_switch (c->init_pid, &err) < 0)
+    setup_failed (ready_fd, "", &err);
+  w.tracing = !c->trace;
   if (arm_deadline (c, &tfd) < 0)
-    {
-      dprintf (ready_fd, "error: supervisor: arm the deadline: %s", strerror (errno));
-      _exit (EXIT_FAILURE);
-    }
+    setup_failed (ready_fd, "arm the deadline", &err);
   sfd = signalfd (-1, &set, SFD_CLOEXEC);
-  worker = c->notify_fd >= 0 || c->trace ? fork () : 0;
-  if (worker == 0 && c->notify_fd < 0 && !c->trace)
+  w.worker = c->notify_fd >= 0 || c->trace ? fork () : 0;
+  if (w.worker == 0 && c->notify_fd < 0 && !c->trace)
     {
       /* The deadline alone (--platform none): nothing to serve, no worker.  */
       if (sfd < 0 || confine_supervisor (CONFINE_WATCHDOG, &err) < 0)
-        {
-          cleanup_free char *text = err ? ar_error_text (err) : xstrdup (strerror (errno));
-          dprintf (ready_fd, "error: supervisor: %s", text);
-          _exit (EXIT_FAILURE);
-        }
-      dprintf (ready_fd, "ok %d", (int) me);
+        setup_failed (ready_fd, "", &err);
+      dprintf (ready_fd, "ok %d 0", (int) me);
       close (ready_fd);
-      watchdog_loop (c, 0, sfd, tfd, init_pidfd);
+      watchdog_loop (&w, sfd, tfd);
     }
-  if (worker == 0)
+  if (w.worker == 0)
     {
       /* The watchdog's death is our SIGTERM (blocked: it arrives on the worker's signalfd).  */
       (void) prctl (PR_SET_NAME, "agentrt-sv");
@@ -266,7 +351,8 @@ static void __attribute__ ((noreturn)) watchdog_main (const struct supervisor_cf
         _exit (EXIT_FAILURE);
       if (tfd >= 0)
         close (tfd); /* the deadline is the watchdog's */
-      worker_main (c, ready_fd, init_pidfd);
+      close (w.dirfd);
+      worker_main (c, ready_fd, w.init_pidfd);
     }
   close (ready_fd);
   if (c->notify_fd >= 0)
@@ -275,15 +361,15 @@ static void __attribute__ ((noreturn)) watchdog_main (const struct supervisor_cf
     close (c->canary_fd);
   if (c->vfiles_fd >= 0)
     close (c->vfiles_fd);
-  if (worker < 0 || sfd < 0 || confine_supervisor (CONFINE_WATCHDOG, &err) < 0)
+  if (w.worker < 0 || sfd < 0 || confine_supervisor (CONFINE_WATCHDOG, &err) < 0)
     {
       ar_error_release (&err);
-      if (worker > 0)
-        kill (worker, SIGKILL);
-      (void) syscall (SYS_pidfd_send_signal, init_pidfd, SIGKILL, NULL, 0);
+      if (w.worker > 0)
+        kill (w.worker, SIGKILL);
+      (void) syscall (SYS_pidfd_send_signal, w.init_pidfd, SIGKILL, NULL, 0);
       _exit (EXIT_FAILURE);
     }
-  watchdog_loop (c, worker, sfd, tfd, init_pidfd);
+  watchdog_loop (&w, sfd, tfd);
 }
 
 /* Everything but stdio and the fds the supervisor needs is closed: it must not keep the
@@ -318,11 +404,11 @@ close_others (int *const keep[], unsigned n)
 }
 
 static int
-read_ready (int fd, pid_t *pid, ar_error_t *err)
+read_ready (int fd, pid_t *pid, pid_t *worker, ar_error_t *err)
 {
   char msg[4096];
   ssize_t n;
-  long long v;
+  int a, b, end = 0;
 
   do
     n = read (fd, msg, sizeof msg - 1);
@@ -330,16 +416,17 @@ read_ready (int fd, pid_t *pid, ar_error_t *err)
   if (n <= 0)
     return ar_make_error (err, n < 0 ? errno : 0, "the supervisor failed to start");
   msg[n] = '\0';
-  if (strncmp (msg, "ok ", 3) == 0 && ar_parse_int64 (msg + 3, 1, 1 << 30, &v))
+  if (sscanf (msg, "ok %d %d%n", &a, &b, &end) == 2 && msg[end] == '\0' && a > 0 && b >= 0)
     {
-      *pid = (pid_t) v;
+      *pid = (pid_t) a;
+      *worker = (pid_t) b;
       return 0;
     }
   return ar_make_error (err, 0, "%s", strncmp (msg, "error: ", 7) == 0 ? msg + 7 : msg);
 }
 
 int
-supervisor_start (const struct supervisor_cfg *c, pid_t *pid, ar_error_t *err)
+supervisor_start (const struct supervisor_cfg *c, pid_t *pid, pid_t *worker, ar_error_t *err)
 {
   int p[2];
   pid_t watchdog;
@@ -377,7 +464,7 @@ supervisor_start (const struct supervisor_cfg *c, pid_t *pid, ar_error_t *err)
       watchdog_main (&mine, p[1]);
     }
   close (p[1]);
-  ret = read_ready (p[0], pid, err);
+  ret = read_ready (p[0], pid, worker, err);
   close (p[0]);
   return ret;
 }
@@ -428,4 +515,102 @@ supervisor_stop (pid_t pid, unsigned long long start)
       (void) poll (&p, 1, 1000);
     }
   close (pidfd);
+}
+
+/* A part of the supervisor, as a command sees it from outside.  */
+enum part
+{
+  PART_GONE,
+  PART_STOPPED, /* SIGSTOP and the like, or a debugger's stop */
+  PART_RUNNING,
+};
+
+static enum part
+part_of (pid_t pid, unsigned long long start)
+{
+  char st = state_proc_status (pid, start);
+
+  if (st == 0)
+    return PART_GONE;
+  return st == 'T' || st == 't' ? PART_STOPPED : PART_RUNNING;
+}
+
+/* SIGKILL to the process that started at `start`, checked once its pidfd is open (the pid
+   cannot name another process after that); then, with `wait_ms`, wait for it to go.  */
+static void
+kill_exact (pid_t pid, unsigned long long start, int wait_ms)
+{
+  cleanup_close int pidfd = pid > 0 ? (int) syscall (SYS_pidfd_open, pid, 0) : -1;
+  struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+  if (pidfd < 0 || state_proc_start_time (pid) != start)
+    return;
+  (void) syscall (SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+  if (wait_ms > 0)
+    (void) poll (&p, 1, wait_ms);
+}
+
+/* May this command write into the state directory?  Not while another holds its lock (a delete
+   in progress, which looks for itself), nor once it has been removed.  */
+static bool
+may_write (int dirfd, bool locked)
+{
+  struct stat st;
+
+  if (!locked && flock (dirfd, LOCK_SH | LOCK_NB) < 0)
+    return false;
+  return fstat (dirfd, &st) == 0 && st.st_nlink > 0;
+}
+
+bool
+supervisor_check (int dirfd, const struct state *s, bool locked)
+{
+  pid_t worker = s->sv_worker;
+  enum part wd, wk;
+  const char *event;
+  cleanup_free char *detail = NULL;
+  cleanup_free char *log = NULL;
+
+  if (s->sv_pid <= 0 || faccessat (dirfd, SUPERVISOR_END_FILE, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+    return false;
+  /* A part still running acts on the other's death or stop itself.  sv_worker < 0: the state of
+     an older agentrt, whose supervisor marks no end.  */
+  wd = part_of (s->sv_pid, s->sv_start);
+  if (wd == PART_RUNNING || worker < 0)
+    return false;
+  wk = worker > 0 ? part_of (worker, s->sv_worker_start) : PART_GONE;
+  if (wk == PART_RUNNING || !may_write (dirfd, locked))
+    return false;
+  event = wd == PART_GONE ? "supervisor-lost" : "supervisor-stopped";
+  if (!sv_mark_end (dirfd, event))
+    return false; /* told by another command meanwhile */
+  sv_stop_reason (dirfd, event);
+  if (worker <= 0)
+    detail = xasprintf ("the supervisor's watchdog (pid %d) is %s and recorded nothing: the "
+                        "container is killed",
+                        (int) s->sv_pid, wd == PART_GONE ? "gone" : "stopped");
+  else
+    detail = xasprintf ("the supervisor's watchdog (pid %d) is %s, its worker (pid %d) %s, and "
+                        "neither recorded why: the container is killed",
+                        (int) s->sv_pid, wd == PART_GONE ? "gone" : "stopped", (int) worker,
+                        wk == PART_GONE ? "gone" : "stopped");
+  log = s->audit_log ? xstrdup (s->audit_log) : xasprintf ("/proc/self/fd/%d/audit.jsonl", dirfd);
+  audit_record (dirfd, s->id, log, event, detail, "alert");
+  /* With the watchdog gone, the kernel has killed the init (the kill switch).  The stopped
+     parts of the supervisor go (a stopped tracer holds its dead tracees from their parents),
+     the init of a container stopped with them, then what is left in the cgroups (after the
+     init: sv_kill_container says why).  */
+  if (wd == PART_STOPPED)
+    kill_exact (s->sv_pid, s->sv_start, 0);
+  if (wk == PART_STOPPED)
+    kill_exact (worker, s->sv_worker_start, 0);
+  kill_exact (s->pid, s->pid_start, 1000);
+  sv_kill_cgroups (s->cgroup_dirs);
+  return true;
+}
+
+void
+supervisor_mark_end (int dirfd)
+{
+  (void) sv_mark_end (dirfd, "stop");
 }

@@ -6,10 +6,32 @@
      agentrt create ─┬─ init
                      └─ supervisor watchdog (setsid) ── supervisor worker (threads)
 
-   The watchdog is single-threaded and does one thing: when the worker dies for any reason but a
-   clean exit, it kills the container (fail closed: the kernel already answers every supervised
-   call with ENOSYS once the notify fds are gone; the container must not go on that way).  The
-   worker likewise kills the container when the watchdog dies.  */
+   It fails closed: whatever part of it dies or stops, the container is killed and the reason
+   recorded (the kernel already answers every supervised call with ENOSYS once the notify fds
+   are gone; the container must not go on that way).  The watchdog is single-threaded and kills
+   the container when the worker dies or stops (SIGCHLD, WUNTRACED); the worker kills it when the
+   watchdog dies (its parent-death signal) or stops (seen on its once-a-second timer: no kernel
+   notification tells a child that its parent stopped).
+
+   When both die at once, the kernel kills the container: the init is traced with
+   PTRACE_O_EXITKILL, by the worker on the ptrace platform (tracer.h) and by the watchdog on the
+   others (the kill switch: nothing but EXITKILL, so the init stops only for its signals, which
+   the watchdog passes on, ~10 µs each).  A tracer's death SIGKILLs its tracees with
+   SEND_SIG_PRIV, which a pid namespace's init cannot ignore, and the namespace goes with its
+   init.  A pipe whose read end has O_ASYNC, F_SETSIG = SIGKILL and the init as owner (SIGIO
+   when the last writer closes) does not do: send_sigio's siginfo (POLL_IN) names no sender, so
+   it is never forced, and sig_task_ignored drops it for a SIGNAL_UNKILLABLE task, a namespace's
+   init (kernel/signal.c; seen on 6.18: the init lived on).  And a tracee cannot undo its
+   trace, where the holder of such a pipe can disarm it (close, F_SETOWN, F_SETFL without
+   O_ASYNC), so the policy needs no rule on close, dup or fcntl either.  A container without a
+   pid namespace of its own loses only its init so.
+
+   Nobody is left then to record why, nor when both are stopped (then the container hangs at
+   its next supervised call or signal, and no kernel notification tells anyone): the next
+   command that looks at the container does it, kills what is left, and records the loss
+   (supervisor_check).  It knows an end that was no loss by SUPERVISOR_END_FILE, which the
+   init's tracer makes when it reaps the init, and every part that records why it killed the
+   container makes after its record.  */
 #ifndef AGENTRT_SUPERVISOR_H
 #define AGENTRT_SUPERVISOR_H
 
@@ -24,7 +46,11 @@
 #define SUPERVISOR_SOCKET "supervisor.sock"
 #define SUPERVISOR_VFILES_DIR "vfs"
 #define SUPERVISOR_ALERTS_FILE "audit.alerts"
-#define SUPERVISOR_STOP_REASON_FILE "stop.reason" /* "timeout" once the deadline killed it */
+#define SUPERVISOR_STOP_REASON_FILE "stop.reason" /* "timeout", "supervisor-lost"… */
+/* Made once the container's story has ended and been told: the init's exit (seen by its
+   tracer), a kill the supervisor recorded, a stop by agentrt (kill.h: sv_mark_end).  A
+   supervisor gone without it was lost.  */
+#define SUPERVISOR_END_FILE "supervisor.end"
 #define SUPERVISOR_DEFAULT_RELEASE "6.1.0-agentrt"
 /* The worker's exit status when it has killed the container and audited why itself.  */
 #define SUPERVISOR_EXIT_RECORDED 3
@@ -63,8 +89,8 @@ struct supervisor_cfg
 };
 
 /* Fork the supervisor and wait until it serves (its control socket exists); *pid is the
-   watchdog's pid.  */
-int supervisor_start (const struct supervisor_cfg *c, pid_t *pid, ar_error_t *err);
+   watchdog's pid, *worker the worker's (0: none).  */
+int supervisor_start (const struct supervisor_cfg *c, pid_t *pid, pid_t *worker, ar_error_t *err);
 
 /* exec: hand the notify fd of a new process (host pid `pid`) to the running supervisor of the
    container whose state directory is `dirfd`.  */
@@ -74,7 +100,21 @@ int supervisor_attach (int dirfd, const char *id, int notify_fd, pid_t pid, ar_e
 bool supervisor_alive (pid_t pid, unsigned long long start);
 
 /* Stop it (delete): SIGTERM to the watchdog, which takes the worker with it; waits up to a
-   second, then SIGKILL and up to a second more.  */
+   second, then SIGKILL and up to a second more.  It marks no end (that write would be in the
+   caller's wait): a caller whose state directory outlives the stop calls supervisor_mark_end.  */
 void supervisor_stop (pid_t pid, unsigned long long start);
+/* agentrt stopped the supervisor (supervisor_stop): that is no loss.  */
+void supervisor_mark_end (int dirfd);
+
+/* For every command that looks at a container (state, list, audit, delete…): if its supervisor
+   is gone or stopped for good without having said so (no SUPERVISOR_END_FILE, and no part of it
+   left running to act), the loss is recorded once, an alert (supervisor-lost, or
+   supervisor-stopped when all of it is stopped) and the stop reason, and the container is
+   killed, what is left of the supervisor too.  `locked`: the caller holds the container's
+   lock; else the check writes nothing while another command holds it (a delete in progress,
+   which checks for itself).  True if it did (the init is dead: the caller refreshes the
+   status).  Best effort: errors are ignored.  */
+struct state;
+bool supervisor_check (int dirfd, const struct state *s, bool locked);
 
 #endif

@@ -34,6 +34,15 @@ tracer_seize (pid_t pid, ar_error_t *err)
   return 0;
 }
 
+int
+tracer_seize_kill_switch (pid_t pid, ar_error_t *err)
+{
+  if (ptrace (PTRACE_SEIZE, pid, 0, (void *) (uintptr_t) PTRACE_O_EXITKILL) < 0)
+    return ar_make_error (err, errno,
+                          "supervisor: trace the init for the kill switch (PTRACE_SEIZE)");
+  return 0;
+}
+
 /* Processes to let go at their next stop (tracer_release): PTRACE_DETACH wants a stopped
    tracee, and waiting here for one that may never stop (a frozen cgroup, an uninterruptible
    sleep) would hold up every other tracee.  */
@@ -192,19 +201,14 @@ stopping_signal (int sig)
   return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
 }
 
-static void
-on_stop (struct sv *sv, pid_t pid, int status)
+void
+tracer_pass_stop (pid_t pid, int status)
 {
   int sig = WSTOPSIG (status);
   int event = (unsigned) status >> 16;
 
-  if (released (pid, status))
-    return;
   switch (event)
     {
-    case PTRACE_EVENT_SECCOMP:
-      on_seccomp_stop (sv, pid);
-      break;
     case PTRACE_EVENT_STOP:
       if (!stopping_signal (sig))
         resume (pid, 0);
@@ -218,6 +222,17 @@ on_stop (struct sv *sv, pid_t pid, int status)
       resume (pid, 0);
       break;
     }
+}
+
+static void
+on_stop (struct sv *sv, pid_t pid, int status)
+{
+  if (released (pid, status))
+    return;
+  if ((unsigned) status >> 16 == PTRACE_EVENT_SECCOMP)
+    on_seccomp_stop (sv, pid);
+  else
+    tracer_pass_stop (pid, status);
 }
 
 /* How long the tracer keeps asking for the next stop after it has answered one, before it

@@ -23,6 +23,13 @@
 
 /* Trace `pid`, and every process and thread it makes from now on.  */
 int tracer_seize (pid_t pid, ar_error_t *err);
+/* The kill switch of the other platforms (supervisor.h): trace `pid` with PTRACE_O_EXITKILL
+   and nothing else, so that it stops for signals and group stops only (tracer_pass_stop), and
+   the kernel SIGKILLs it when the tracer dies.  */
+int tracer_seize_kill_switch (pid_t pid, ar_error_t *err);
+/* End a stop that is not a seccomp stop as if nobody traced: a signal is passed on, a group
+   stop kept (PTRACE_LISTEN: SIGCONT, not us, ends it), anything else resumed.  */
+void tracer_pass_stop (pid_t pid, int status);
 /* Let go of a process seized by mistake (it was not the one asked for): at its next stop,
    without waiting for it.  */
 void tracer_release (pid_t pid);

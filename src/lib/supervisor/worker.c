@@ -8,8 +8,9 @@
    confined to the workload's CPUs, because a round trip to another vCPU costs 10-20 times more
    here (DESIGN.md).  The main thread owns everything else: the control socket on which exec
    hands over the fds of new processes, the end of each fd (EPOLLHUP once its processes are
-   gone), the init's pidfd, the once-a-second refresh of the virtual files, and SIGTERM (sent by
-   the kernel when the watchdog dies: then the container is killed).  On the ptrace platform
+   gone), the init's pidfd, the once-a-second refresh of the virtual files and look at the
+   watchdog (stopped, the container is killed), and SIGTERM (sent by the kernel when the
+   watchdog dies: then the container is killed).  On the ptrace platform
    there are no notify fds and no serving threads: the main thread is the tracer (tracer.h),
    woken by SIGCHLD on its signalfd, and exec hands over processes to trace.  */
 #define _GNU_SOURCE
@@ -79,7 +80,8 @@ enum ev_tag
 };
 
 static struct sv the_sv;
-static pid_t watchdog; /* our parent */
+static pid_t watchdog;         /* our parent */
+static int watchdog_stat = -1; /* its /proc/PID/stat */
 /* The ptrace platform (the_cfg->trace, tracer.h): this thread traces the container's
    processes, and there are no notify fds.  */
 static enum tracer_drained traced = TRACER_IDLE;
@@ -268,6 +270,7 @@ serve_notify_fd (struct sv_fd *f, int init_pidfd)
     return;
   detail = ar_error_text (err);
   ar_error_release (&err);
+  sv_stop_reason (the_sv.state_dirfd, "supervisor-failed");
   sv_audit_event (&the_sv, "supervisor-failed", "alert", detail);
   kill_container (init_pidfd);
   _exit (SUPERVISOR_EXIT_RECORDED);
@@ -496,27 +499,77 @@ read_canaries (int fan)
     }
 }
 
+/* An alert that the container is killed, and why, for `state` too.  */
+static void
+worker_alert (const char *event, const char *detail)
+{
+  sv_stop_reason (the_sv.state_dirfd, event);
+  sv_audit_event (&the_sv, event, "alert", detail);
+}
+
 /* The watchdog died (our parent-death signal) or someone stops us by hand: either way the
    container must not go on without us.  The watchdog has already gone when its death is
-   signalled (we have been reparented); otherwise it is told that the container was killed and
-   why (SUPERVISOR_EXIT_RECORDED), so that it records nothing more.  */
+   signalled (we have been reparented): the end is ours to tell (recorded, then marked: killed
+   in between, a command records it again rather than never).  Otherwise the watchdog is told
+   that the container was killed and why (SUPERVISOR_EXIT_RECORDED), so that it records nothing
+   more.  */
 static void __attribute__ ((noreturn)) on_signal (const struct signalfd_siginfo *si, int init_pidfd)
 {
   cleanup_free char *detail = NULL;
   bool lost = getppid () != watchdog;
 
   if (lost)
-    sv_audit_event (&the_sv, "supervisor-lost", "alert",
+    {
+      worker_alert ("supervisor-lost",
                     "the supervisor's watchdog is gone: the container is killed");
+      (void) sv_mark_end (the_sv.state_dirfd, "supervisor-lost");
+    }
   else
     {
       detail = xasprintf ("stopped by signal %u from pid %u: the container is killed",
                           si->ssi_signo, si->ssi_pid);
-      sv_audit_event (&the_sv, "supervisor-stopped", "alert", detail);
+      worker_alert ("supervisor-stopped", detail);
     }
   kill_container (init_pidfd);
   sv_audit_tick (&the_sv);
   _exit (lost ? EXIT_FAILURE : SUPERVISOR_EXIT_RECORDED);
+}
+
+/* Is the watchdog stopped (SIGSTOP, or a debugger's stop)?  No kernel notification tells a
+   child that its parent stopped (SIGCHLD and waitpid go the other way, a pidfd polls for an
+   exit only), so the worker looks once a second.  */
+static bool
+watchdog_stopped (void)
+{
+  char buf[512];
+  ssize_t n = watchdog_stat < 0 ? -1 : pread (watchdog_stat, buf, sizeof buf - 1, 0);
+  char *paren;
+
+  if (n <= 0)
+    return false; /* gone: its death is our SIGTERM */
+  buf[n] = '\0';
+  paren = strrchr (buf, ')');
+  return paren && paren[1] == ' ' && (paren[2] == 'T' || paren[2] == 't');
+}
+
+/* A stopped watchdog would deadline and watch nothing, and, tracing the init (the kill switch),
+   keep it in its next signal's stop.  The container is killed, then the watchdog, which lets
+   the dead init's exit reach its parent; we tell the end (it cannot).  */
+static void
+check_watchdog (int init_pidfd)
+{
+  cleanup_free char *detail = NULL;
+
+  if (!watchdog_stopped ())
+    return;
+  detail = xasprintf ("the watchdog (pid %d) is stopped: the container is killed", (int) watchdog);
+  worker_alert ("supervisor-stopped", detail);
+  (void) sv_mark_end (the_sv.state_dirfd, "supervisor-stopped");
+  kill_container (init_pidfd);
+  if (getppid () == watchdog) /* still our parent, so still that process */
+    kill (watchdog, SIGKILL);
+  sv_audit_tick (&the_sv);
+  _exit (SUPERVISOR_EXIT_RECORDED);
 }
 
 /* A signal on the signalfd: a tracee's stop (SIGCHLD, when tracing), or the end.  */
@@ -535,7 +588,7 @@ read_signal (int sfd, int init_pidfd)
 /* Serve until the init has gone and no fd (or tracee) is left; then exit 0.  */
 static void __attribute__ ((noreturn)) main_loop (int ctl, int sfd, int tfd, int init_pidfd)
 {
-  bool init_gone = false;
+  bool init_gone = false, told = false;
 
   for (;;)
     {
@@ -549,6 +602,7 @@ static void __attribute__ ((noreturn)) main_loop (int ctl, int sfd, int tfd, int
             accept_attach (ctl, init_pidfd);
           else if (tag == EV_TIMER)
             {
+              check_watchdog (init_pidfd);
               refresh_vfiles (tfd);
               if (the_cfg->trace) /* should a SIGCHLD be missed, a stop waits a second at most */
                 traced = tracer_drain (&the_sv);
@@ -567,6 +621,14 @@ static void __attribute__ ((noreturn)) main_loop (int ctl, int sfd, int tfd, int
         }
       if (traced == TRACER_MORE)
         traced = tracer_drain (&the_sv);
+      if (init_gone && !told && the_cfg->trace)
+        {
+          /* The init's tracer tells its end (supervisor.h), once it is reaped: its parent
+             hears of the exit before this write.  */
+          told = true;
+          traced = tracer_drain (&the_sv);
+          (void) sv_mark_end (the_sv.state_dirfd, "exit");
+        }
       if (init_gone && fds == NULL && (!the_cfg->trace || traced == TRACER_EMPTY))
         {
           sv_audit_tick (&the_sv);
@@ -594,6 +656,8 @@ worker_main (const struct supervisor_cfg *c, int ready_fd, int init_pidfd)
 
   watchdog = getppid ();
   the_cfg = c;
+  snprintf (msg, sizeof msg, "/proc/%d/stat", (int) watchdog);
+  watchdog_stat = open (msg, O_RDONLY | O_CLOEXEC);
   /* Confined before the first thread exists: capabilities and filters are per thread.  The
      init is traced now, while it waits for start: its first traced call is its execve.  */
   if (setup (c, init_pidfd, &ctl, &sfd, &tfd, &err) < 0
@@ -605,7 +669,7 @@ worker_main (const struct supervisor_cfg *c, int ready_fd, int init_pidfd)
       dprintf (ready_fd, "error: %s", text);
       _exit (EXIT_FAILURE);
     }
-  len = snprintf (msg, sizeof msg, "ok %d", (int) getppid ());
+  len = snprintf (msg, sizeof msg, "ok %d %d", (int) getppid (), (int) getpid ());
   if (write (ready_fd, msg, (size_t) len) != len)
     _exit (EXIT_FAILURE);
   close (ready_fd);
