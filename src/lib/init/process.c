@@ -457,6 +457,22 @@ apply_creds_and_filters (const struct spec_process *p,
   return p->no_new_privileges ? install_filters (filters, sock, err) : 0;
 }
 
+/* Pass fds 3 … 3+n-1 on; every other inherited fd closes at execve (CVE-2024-21626).  Done
+   before the seccomp filters go on: linux.seccomp may be an allowlist written before
+   close_range existed (Docker's and containerd's older profiles), which would refuse it, and
+   the process must not depend on the workload's profile for its own hygiene.  Whatever the
+   process opens afterwards is O_CLOEXEC already.  */
+static int
+prepare_fds (int n, ar_error_t *err)
+{
+  for (int fd = 3; fd < 3 + n; fd++)
+    if (fcntl (fd, F_SETFD, 0) < 0)
+      return ar_make_error (err, errno, "pass fd %d to the container", fd);
+  if (syscall (SYS_close_range, 3 + n, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+    return ar_make_error (err, errno, "mark inherited fds close-on-exec");
+  return 0;
+}
+
 /* Everything up to the point where the init waits for `start`, in order.  */
 static int
 init_setup (const struct process_init_cfg *c, int sock, struct init_states *st, char **exe,
@@ -491,24 +507,12 @@ init_setup (const struct process_init_cfg *c, int sock, struct init_states *st, 
       || rlimits_apply (&s->process, err) < 0 || join_session_keyring (c, err) < 0
       || enter_cwd (s->process.cwd, err) < 0
       || process_find_executable (s->process.args.v[0], c->env, exe, err) < 0
-      || check_passed_fds (c->extra_fds, err) < 0)
+      || check_passed_fds (c->extra_fds, err) < 0 || prepare_fds (c->extra_fds, err) < 0)
     return -1;
   /* The identity switch, capabilities and filters come before the wait, as in runc, so that
      their failures are create's; startContainer hooks then run with the workload's
      credentials, filtered.  */
   return apply_creds_and_filters (&s->process, c->filters, sock, err);
-}
-
-/* Pass fds 3 … 3+n-1 on; every other inherited fd closes at execve (CVE-2024-21626).  */
-static int
-prepare_fds (int n, ar_error_t *err)
-{
-  for (int fd = 3; fd < 3 + n; fd++)
-    if (fcntl (fd, F_SETFD, 0) < 0)
-      return ar_make_error (err, errno, "pass fd %d to the container", fd);
-  if (syscall (SYS_close_range, 3 + n, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
-    return ar_make_error (err, errno, "mark inherited fds close-on-exec");
-  return 0;
 }
 
 static void __attribute__ ((noreturn))
@@ -518,8 +522,7 @@ init_after_start (const struct process_init_cfg *c, const struct init_states *st
   cleanup_free char *text = NULL;
   const struct spec *s = c->spec;
 
-  if (hooks_run (&s->hooks[SPEC_HOOK_START_CONTAINER], "startContainer", st->created, &err) == 0
-      && prepare_fds (c->extra_fds, &err) == 0)
+  if (hooks_run (&s->hooks[SPEC_HOOK_START_CONTAINER], "startContainer", st->created, &err) == 0)
     {
       execve (exe, s->process.args.v, c->env);
       exec_error (&err, errno, exe);
@@ -847,9 +850,8 @@ static void __attribute__ ((noreturn)) exec_main (const struct process_exec_cfg 
   if (check_passed_fds (c->extra_fds, &err) < 0
       || close_fds_except (3 + (unsigned) c->extra_fds, keep, 1, &err) < 0)
     child_fail (sock, &err);
-  if (exec_setup (c, sock, &exe, &err) < 0
-      || apply_creds_and_filters (c->proc, c->filters, sock, &err) < 0
-      || prepare_fds (c->extra_fds, &err) < 0)
+  if (exec_setup (c, sock, &exe, &err) < 0 || prepare_fds (c->extra_fds, &err) < 0
+      || apply_creds_and_filters (c->proc, c->filters, sock, &err) < 0)
     child_fail (sock, &err);
   (void) prctl (PR_SET_PDEATHSIG, 0);
   execve (exe, c->proc->args.v, c->env);
