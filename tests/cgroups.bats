@@ -17,6 +17,7 @@ teardown() {
   teardown_root
   local d
   for d in "${EXTRA_CGROUPS[@]}"; do rmdir "$d" 2>/dev/null || true; done
+  [ -z "${LOOPDEV:-}" ] || losetup -d "$LOOPDEV" 2>/dev/null || true
 }
 
 EXTRA_CGROUPS=()
@@ -492,4 +493,66 @@ controller_of() {
   done
   delete_and_check
   gone "$p"
+}
+
+# v1 charges socket buffers to a cgroup only once memory.kmem.tcp.limit_in_bytes is written,
+# and then to a counter of their own: create writes the memory limit there (a workload queued
+# ~240 MiB of loopback buffers under a 64 MiB limit without it).
+@test "cgroups: socket buffers are capped at the memory limit: a loopback flood stays under 64 MiB" {
+  cg_has_tcp() { [ -e "$(cg memory.limit_in_bytes)/memory.kmem.tcp.limit_in_bytes" ]; }
+  build_probe "${BATS_RUN_TMPDIR:-/tmp}/probe" "$BUNDLE/rootfs"
+  update_config '.process.args = ["/bin/probe", "flood", "64"] | .linux.resources.memory.limit = 67108864'
+  start_container
+  cg_has_tcp || skip "this kernel has no memory.kmem.tcp.limit_in_bytes"
+  [ "$(cg_read memory.kmem.tcp.limit_in_bytes)" -eq 67108864 ]
+  local i
+  for ((i = 0; i < 100; i++)); do grep -q queued "$ROOT/stdio.log" && break; sleep 0.1; done
+  cat "$ROOT/stdio.log" >&2
+  echo "memory.kmem.tcp.max_usage_in_bytes: $(cg_read memory.kmem.tcp.max_usage_in_bytes)" >&2
+  # The kernel lets a few charges that must not fail overshoot the limit a little.
+  [ "$(cg_read memory.kmem.tcp.max_usage_in_bytes)" -le $((67108864 * 115 / 100)) ]
+  [ "$(sed -n 's/.* \([0-9]*\) MiB queued/\1/p' "$ROOT/stdio.log")" -le 74 ]
+  delete_and_check
+}
+
+@test "cgroups: linux.resources.memory.kernelTCP is written to memory.kmem.tcp.limit_in_bytes" {
+  set_sh 'exec sleep 100'
+  update_config '.linux.resources.memory = {"limit": 134217728, "kernelTCP": 33554432}'
+  start_container
+  [ -e "$(cg memory.limit_in_bytes)/memory.kmem.tcp.limit_in_bytes" ] || skip "no memory.kmem.tcp.limit_in_bytes"
+  [ "$(cg_read memory.kmem.tcp.limit_in_bytes)" -eq 33554432 ]
+  # update moves the socket limit with the memory limit when kernelTCP is not given.
+  agentrt update --memory 96m "$CID"
+  [ "$status" -eq 0 ]
+  [ "$(cg_read memory.kmem.tcp.limit_in_bytes)" -eq $((96 << 20)) ]
+  delete_and_check
+}
+
+# With BFQ (CFQ is gone since Linux 5.0) the weights are blkio.bfq.weight and, per device,
+# blkio.bfq.weight_device, as runc writes them.  A loop device of the test's own gets BFQ.
+@test "cgroups: blockIO.weightDevice goes to blkio.bfq.weight_device, leafWeight fails by name" {
+  local img dev majmin sched
+  [ -e /dev/loop-control ] || skip "no loop devices"
+  img="$ROOT/disk.img"
+  truncate -s 1M "$img"
+  dev=$(losetup -f --show "$img") || skip "losetup failed"
+  LOOPDEV=$dev
+  sched="/sys/block/${dev#/dev/}/queue/scheduler"
+  grep -qw bfq "$sched" && echo bfq >"$sched" || skip "no BFQ I/O scheduler"
+  majmin=$(lsblk -ndo MAJ:MIN "$dev" | tr -d ' ')
+  set_sh 'exec sleep 100'
+  update_config --argjson ma "${majmin%:*}" --argjson mi "${majmin#*:}" \
+    '.linux.resources.blockIO = {"weight": 300, "weightDevice": [{"major": $ma, "minor": $mi, "weight": 200}]}'
+  start_container
+  [ -e "$(cg blkio.throttle.read_bps_device)/blkio.bfq.weight" ] || skip "no blkio.bfq.weight"
+  cat "$(cg blkio.bfq.weight_device)/blkio.bfq.weight_device" >&2
+  grep -qx "default 300" "$(cg blkio.bfq.weight_device)/blkio.bfq.weight_device"
+  grep -qx "$majmin 200" "$(cg blkio.bfq.weight_device)/blkio.bfq.weight_device"
+  delete_and_check
+  # BFQ has no leaf weights: a config that sets one fails create, naming it.
+  update_config '.linux.resources.blockIO = {"leafWeight": 300}'
+  agentrt_detached create -b "$BUNDLE" "$CID-leaf"
+  [ "$status" -ne 0 ]
+  [[ "$output" == *"linux.resources.blockIO.leafWeight"* ]]
+  [ "$(state_dirs_left)" -eq 0 ]
 }
