@@ -275,12 +275,20 @@ cap_tmpfs_mounts (struct spec *s, unsigned long long bytes)
     {
       struct spec_mount *m = &s->mounts[i];
       bool skip = m->type == NULL || strcmp (m->type, "tmpfs") != 0;
+      bool inodes = false;
       for (size_t k = 0; !skip && k < m->options.n; k++)
-        skip = strcmp (m->options.v[k], "ro") == 0 || ar_str_has_prefix (m->options.v[k], "size=");
+        {
+          skip
+              = strcmp (m->options.v[k], "ro") == 0 || ar_str_has_prefix (m->options.v[k], "size=");
+          inodes = inodes || ar_str_has_prefix (m->options.v[k], "nr_inodes=");
+        }
       if (skip)
         continue;
-      m->options.v = xrealloc (m->options.v, (m->options.n + 2) * sizeof (char *));
+      m->options.v = xrealloc (m->options.v, (m->options.n + 3) * sizeof (char *));
       m->options.v[m->options.n++] = xasprintf ("size=%llu", bytes);
+      /* Inodes hold kernel memory that size does not count (ephemeral.h).  */
+      if (!inodes)
+        m->options.v[m->options.n++] = xasprintf ("nr_inodes=%llu", ephemeral_nr_inodes (bytes));
       m->options.v[m->options.n] = NULL;
     }
 }
