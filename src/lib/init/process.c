@@ -25,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/keyctl.h>
-#include <linux/sched.h> /* struct clone_args, CLONE_INTO_CGROUP */
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -676,28 +675,17 @@ parent_step (const struct process_init_cfg *c, int sock, struct spawn *sp, struc
     }
 }
 
-/* A child of ours, like fork() or clone(flags): with cgroup_fd >= 0 it is born in that cgroup2
-   directory (clone3's CLONE_INTO_CGROUP, Linux 5.7), which moving it there afterwards would
-   cost an RCU grace period.  flags: namespaces only; the exit signal is SIGCHLD.  */
+/* A child of ours (ar_clone): with cgroup_fd >= 0 it is born in that cgroup2 directory.  */
 static pid_t
 clone_child (unsigned long flags, int cgroup_fd, ar_error_t *err)
 {
-  struct clone_args a = { .flags = flags, .exit_signal = SIGCHLD };
-  long pid;
+  pid_t pid = ar_clone (flags, cgroup_fd);
 
-  if (cgroup_fd < 0)
-    pid = syscall (SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
-  else
-    {
-      a.flags |= CLONE_INTO_CGROUP;
-      a.cgroup = (__u64) cgroup_fd;
-      pid = syscall (SYS_clone3, &a, sizeof a);
-    }
   if (pid < 0)
     return ar_make_error (err, errno, "%s",
                           cgroup_fd < 0 ? "clone"
                                         : "clone3 into the container's cgroup2 directory");
-  return (pid_t) pid;
+  return pid;
 }
 
 /* The runtime's half of the protocol; returns 0 once the init is READY.  */

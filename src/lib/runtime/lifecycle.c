@@ -611,6 +611,23 @@ limit_dirs (const struct cgroup *cg)
   return (struct vfiles_cgroup){ cg->memory, cg->cpu, cg->cpuset };
 }
 
+/* The supervisor is born in the container's CPU accounting, never in its freezer
+   (cgroup_run_accounted).  */
+struct sv_start_args
+{
+  struct supervisor_cfg *sc;
+  pid_t *pid;
+};
+
+static int
+sv_start_fn (void *data, int cgroup_fd, ar_error_t *err)
+{
+  struct sv_start_args *a = data;
+
+  a->sc->cgroup_fd = cgroup_fd;
+  return supervisor_start (a->sc, a->pid, err);
+}
+
 static int
 start_supervisor (struct create_ctx *c, pid_t init, int listener, bool trace, ar_error_t *err)
 {
@@ -635,7 +652,9 @@ start_supervisor (struct create_ctx *c, pid_t init, int listener, bool trace, ar
                                .canaries = c->eph.canaries,
                                .n_canaries = c->eph.n_canaries };
 
-  if (supervisor_start (&sc, &c->sv_pid, err) < 0)
+  struct sv_start_args a = { &sc, &c->sv_pid };
+
+  if (cgroup_run_accounted (&c->cg, sv_start_fn, &a, err) < 0)
     return -1;
   c->st->sv_pid = c->sv_pid;
   c->st->sv_start = state_proc_start_time (c->sv_pid);
@@ -645,8 +664,8 @@ start_supervisor (struct create_ctx *c, pid_t init, int listener, bool trace, ar
 
 /* The init is born in the container's cgroups: the runtime moves itself there for the clone
    and back at once, so the init is never outside them, not even before it unshares its cgroup
-   namespace (whose root is then the container's cgroup).  The supervisor, forked later, stays
-   out: pause must not freeze it.  */
+   namespace (whose root is then the container's cgroup).  The supervisor, forked later, goes
+   into its CPU accounting only (start_supervisor): pause must not freeze it.  */
 struct spawn_args
 {
   struct create_ctx *c;
@@ -970,6 +989,11 @@ signal_all (const struct state *s, int sig, ar_error_t *err)
     return signal_pidns (s, sig, err);
   if (cgroup_from_dirs (s->cgroup_dirs, &cg, err) < 0)
     return -1;
+  /* On cgroup v2 cgroup.kill would take the supervisor too (it lives in a child of the
+     container's cgroup), which its watchdog could see as its worker's death and record as an
+     alert: it is stopped first, as delete does, since nothing is left for it to serve.  */
+  if (sig == SIGKILL && cg.layout == CGROUP_V2)
+    supervisor_stop (s->sv_pid, s->sv_start);
   r = cgroup_signal_all (&cg, sig, err);
   cgroup_release (&cg);
   return r;

@@ -124,6 +124,13 @@ watchdog_stop (const struct supervisor_cfg *c, pid_t worker, int init_pidfd,
   bool ours = si->ssi_code == SI_QUEUE && si->ssi_int == STOP_COOKIE;
   bool running = !init_exited (init_pidfd);
 
+  /* Recorded first: on cgroup v2 the supervisor is inside the cgroup it kills.  */
+  if (running && !ours)
+    {
+      cleanup_free char *detail = xasprintf (
+          "stopped by signal %u from pid %u: the container is killed", si->ssi_signo, si->ssi_pid);
+      audit_alert (c, "supervisor-stopped", detail);
+    }
   if (ours)
     (void) syscall (SYS_pidfd_send_signal, init_pidfd, SIGKILL, NULL, 0);
   else
@@ -132,12 +139,6 @@ watchdog_stop (const struct supervisor_cfg *c, pid_t worker, int init_pidfd,
     {
       kill (worker, SIGKILL);
       (void) waitpid (worker, NULL, 0);
-    }
-  if (running && !ours)
-    {
-      cleanup_free char *detail = xasprintf (
-          "stopped by signal %u from pid %u: the container is killed", si->ssi_signo, si->ssi_pid);
-      audit_alert (c, "supervisor-stopped", detail);
     }
   _exit (EXIT_SUCCESS);
 }
@@ -209,9 +210,9 @@ watchdog_loop (const struct supervisor_cfg *c, pid_t worker, int sfd, int tfd, i
         continue;
       if (WIFEXITED (status) && WEXITSTATUS (status) == 0)
         _exit (EXIT_SUCCESS);
-      sv_kill_container (c, init_pidfd);
       if (!WIFEXITED (status) || WEXITSTATUS (status) != SUPERVISOR_EXIT_RECORDED)
         audit_died (c, status);
+      sv_kill_container (c, init_pidfd);
       _exit (EXIT_FAILURE);
     }
 }
@@ -346,7 +347,7 @@ supervisor_start (const struct supervisor_cfg *c, pid_t *pid, ar_error_t *err)
 
   if (pipe2 (p, O_CLOEXEC) < 0)
     return ar_make_error (err, errno, "supervisor: pipe");
-  watchdog = fork ();
+  watchdog = ar_clone (0, c->cgroup_fd);
   if (watchdog < 0)
     {
       close (p[0]);
@@ -377,6 +378,29 @@ int
 supervisor_attach (int dirfd, const char *id, int notify_fd, pid_t pid, ar_error_t *err)
 {
   return control_send_attach (dirfd, id, notify_fd, pid, err);
+}
+
+size_t
+supervisor_pids (pid_t pid, unsigned long long start, pid_t *out, size_t max)
+{
+  cleanup_free char *path = xasprintf ("/proc/%d/task/%d/children", (int) pid, (int) pid);
+  cleanup_free char *text = NULL;
+  char *save = NULL;
+  size_t n = 0;
+
+  if (max == 0 || !supervisor_alive (pid, start))
+    return 0;
+  out[n++] = pid;
+  /* The watchdog is single-threaded and its only child is the worker.  */
+  if (ar_read_file (path, 4096, &text, NULL, NULL) < 0)
+    return n;
+  for (char *w = strtok_r (text, " \n", &save); w && n < max; w = strtok_r (NULL, " \n", &save))
+    {
+      long long v;
+      if (ar_parse_int64 (w, 1, INT_MAX, &v))
+        out[n++] = (pid_t) v;
+    }
+  return n;
 }
 
 bool

@@ -58,6 +58,7 @@ struct supervisor_cfg
   int vfiles_fd; /* the virtual files' directory, which the worker keeps current, or -1 */
   const struct supervisor_canary *canaries;
   size_t n_canaries;
+  int cgroup_fd; /* a cgroup2 directory to start in (cgroup_run_accounted), or -1 */
 };
 
 /* Fork the supervisor and wait until it serves (its control socket exists); *pid is the
@@ -70,6 +71,9 @@ int supervisor_attach (int dirfd, const char *id, int notify_fd, pid_t pid, ar_e
 
 /* Is the supervisor (watchdog pid, start time) still alive?  */
 bool supervisor_alive (pid_t pid, unsigned long long start);
+
+/* Its processes (the watchdog first, then the worker), at most `max`; 0 if it is gone.  */
+size_t supervisor_pids (pid_t pid, unsigned long long start, pid_t *out, size_t max);
 
 /* Stop it (delete): SIGTERM to the watchdog, which takes the worker with it; waits up to a
    second, then SIGKILL.  */

@@ -514,8 +514,8 @@ static void __attribute__ ((noreturn)) on_signal (const struct signalfd_siginfo 
                           si->ssi_signo, si->ssi_pid);
       sv_audit_event (&the_sv, "supervisor-stopped", "alert", detail);
     }
-  kill_container (init_pidfd);
   sv_audit_tick (&the_sv);
+  kill_container (init_pidfd); /* last: on cgroup v2 it takes the supervisor along */
   _exit (lost ? EXIT_FAILURE : SUPERVISOR_EXIT_RECORDED);
 }
 
