@@ -327,6 +327,57 @@ sleepers_of() { pgrep -f -- "sleep $1" | while read -r p; do proc_alive "$p" && 
   leaves_nothing
 }
 
+# The user namespace is owned by the host uid its root maps to, not host root: the kernel
+# charges inotify instances and fanotify groups (and user namespaces) made inside to the owner,
+# and the namespace's own limit caps the container at 32 of each.  A container that makes all
+# it can leaves host root, and the next container's canaries (fanotify), able to make theirs.
+ns_owner() {
+  python3 -c 'import fcntl, struct, sys
+with open("/proc/%s/ns/user" % sys.argv[1]) as f:
+    print(struct.unpack("I", fcntl.ioctl(f, 0xb704, bytes(4)))[0])  # NS_GET_OWNER_UID' "$1"
+}
+host_root_can_make() {
+  python3 -c 'import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+fd = libc.inotify_init1(0) if sys.argv[1] == "inotify" else libc.fanotify_init(0, 0)
+sys.exit(0 if fd >= 0 else 1)' "$1"
+}
+
+@test "agent: run --agent: the user namespace is owned by the unprivileged uid, not host root" {
+  local pid
+  update_config '.process.args = ["/bin/sleep", "100"]'
+  agentrt_detached run -d --agent -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  pid=$(__agentrt state "$CID" | jq .pid)
+  [ "$(ns_owner "$pid")" -eq 100000 ]
+  agentrt exec "$CID" cat /proc/sys/user/max_inotify_instances /proc/sys/user/max_fanotify_groups
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" -eq 32 ] && [ "${lines[1]}" -eq 32 ]
+  agentrt delete --force "$CID"
+  leaves_nothing
+}
+
+@test "agent: a container holding all the inotify instances and fanotify groups it can leaves host root its own" {
+  local kind
+  build_probe "${BATS_RUN_TMPDIR:-/tmp}/probe" "$BUNDLE/rootfs"
+  for kind in inotify fanotify; do
+    update_config --arg k "$kind" '.process.args = ["/bin/probe", "hold", $k, "200"]'
+    agentrt_detached run -d --agent -b "$BUNDLE" "$CID-$kind"
+    [ "$status" -eq 0 ]
+    wait_for "the probe's count" grep -q "^$kind: " "$ROOT/stdio.log"
+    grep "^$kind: " "$ROOT/stdio.log" >&2
+    grep -q "^$kind: 32 made, then EMFILE" "$ROOT/stdio.log"
+    host_root_can_make "$kind"
+  done
+  # The next container's canary set-up (fanotify_init, by the runtime) still works.
+  update_config '.process.args = ["/bin/true"]'
+  agentrt run --agent --canary /root/.aws/credentials -b "$BUNDLE" "$CID-next"
+  [ "$status" -eq 0 ]
+  agentrt delete --force "$CID-inotify"
+  agentrt delete --force "$CID-fanotify"
+  leaves_nothing
+}
+
 @test "agent: io.agentrt.profile=agent applies the profile, keeping args, env and cwd" {
   update_config '.annotations["io.agentrt.profile"] = "agent" | .process.cwd = "/tmp"
     | .process.env += ["KEPT=yes"] | .process.args = ["/bin/sh", "-c", "pwd; echo $KEPT; cat /proc/self/uid_map"]'

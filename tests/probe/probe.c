@@ -11,6 +11,9 @@
      probe flood N         open N loopback TCP connections, send on each until the kernel
                            will queue no more (the peer never reads), print the MiB queued,
                            then hold them until killed
+     probe hold inotify|fanotify N
+                           make up to N inotify instances (fanotify groups), print how many
+                           and the errno that stopped them, then hold them until killed
 
    Each check prints one line: `ok NAME`, `skip NAME` (not on this architecture) or
    `FAIL NAME: expected …, got RET/ERRNO`; the exit status is 0 only if no check failed.
@@ -1392,6 +1395,38 @@ cmd_flood (int argc, char **argv)
     pause ();
 }
 
+/* ---- hold ----------------------------------------------------------------------------- */
+
+static int
+cmd_hold (int argc, char **argv)
+{
+  bool fan;
+  long n, made = 0;
+  int e = 0;
+
+  if (argc != 4 || (strcmp (argv[2], "inotify") != 0 && strcmp (argv[2], "fanotify") != 0))
+    {
+      fprintf (stderr, "usage: probe hold inotify|fanotify N\n");
+      return 2;
+    }
+  fan = strcmp (argv[2], "fanotify") == 0;
+  n = atol (argv[3]);
+  for (; made < n; made++)
+    {
+      /* FAN_CLASS_NOTIF | FAN_REPORT_FID: the group an unprivileged caller may make too.  */
+      long fd = fan ? syscall (SYS_fanotify_init, 0x200L, 0L) : syscall (SYS_inotify_init1, 0L);
+      if (fd < 0)
+        {
+          e = errno;
+          break;
+        }
+    }
+  printf ("%s: %ld made, then %s\n", argv[2], made, e ? errno_name (e) : "none");
+  fflush (stdout);
+  for (;;)
+    pause ();
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1405,9 +1440,11 @@ main (int argc, char **argv)
     return cmd_mount (argc, argv);
   if (argc >= 2 && strcmp (argv[1], "loop") == 0)
     return cmd_loop (argc, argv);
+  if (argc >= 2 && strcmp (argv[1], "hold") == 0)
+    return cmd_hold (argc, argv);
   if (argc >= 2 && strcmp (argv[1], "flood") == 0)
     return cmd_flood (argc, argv);
-  fprintf (stderr,
-           "usage: probe deny [--list] | emulate [OPTIONS] | mount DIR | loop N CALL | flood N\n");
+  fprintf (stderr, "usage: probe deny [--list] | emulate [OPTIONS] | mount DIR | loop N CALL | "
+                   "hold KIND N | flood N\n");
   return 2;
 }

@@ -1,9 +1,9 @@
 /* The container init and the runtime's half of its setup.
 
    runtime (create)                         init (clone child)
-   clone(CLONE_NEWUSER|CLONE_NEWPID) ──────▶ non-dumpable, PDEATHSIG
-   ◀── MAPS_PLEASE                            (new user namespace)
-   write uid_map/gid_map ── MAPS_DONE ─────▶ become root of it, join/unshare namespaces
+   clone(CLONE_NEWPID without a userns) ───▶ non-dumpable, PDEATHSIG, join namespaces
+   ◀── MAPS_PLEASE                            euid := its owner, unshare(CLONE_NEWUSER)
+   write uid_map/gid_map ── MAPS_DONE ─────▶ become root of it, unshare the others
    ◀── INIT_PID (only when it forks again)   fork once more for a pid/time namespace
    ◀── HOOKS_PLEASE                          hostname, mounts
    prestart + createRuntime ── HOOKS_DONE ─▶ createContainer hooks, sysctl, pivot_root, …
@@ -217,7 +217,7 @@ become_userns_root (const struct process_init_cfg *c, int sock, ar_error_t *err)
     return -1;
   if (setresgid (0, 0, 0) < 0 || setresuid (0, 0, 0) < 0)
     return ar_make_error (err, errno, "become root of the user namespace");
-  return 0;
+  return namespaces_cap_fsnotify (c->ns, err);
 }
 
 /* For a pid or time namespace entered after clone: fork the real init; this process reports
@@ -489,14 +489,12 @@ init_setup (const struct process_init_cfg *c, int sock, struct init_states *st, 
           .overlay = c->overlay_fd >= 0,
           .overlay_fd = c->overlay_fd };
 
-  /* runc's order: join, then (a late) new user namespace and its maps, then the rest.  */
-  if ((!c->ns->late_userns && become_userns_root (c, sock, err) < 0)
-      || namespaces_join (c->ns, err) < 0 || namespaces_unshare_user (c->ns, err) < 0
-      || (c->ns->late_userns && become_userns_root (c, sock, err) < 0)
-      || namespaces_unshare (c->ns, err) < 0 || namespaces_loopback_up (c->ns, err) < 0
-      || fork_real_init (c, sock, err) < 0 || new_session (err) < 0
-      || namespaces_set_uts (s, c->ns, err) < 0 || rootfs_prepare (&rc, err) < 0
-      || run_runtime_hooks (sock, st, err) < 0)
+  /* runc's order: join, then a new user namespace and its maps, then the rest.  */
+  if (namespaces_join (c->ns, err) < 0 || namespaces_unshare_user (c->ns, err) < 0
+      || become_userns_root (c, sock, err) < 0 || namespaces_unshare (c->ns, err) < 0
+      || namespaces_loopback_up (c->ns, err) < 0 || fork_real_init (c, sock, err) < 0
+      || new_session (err) < 0 || namespaces_set_uts (s, c->ns, err) < 0
+      || rootfs_prepare (&rc, err) < 0 || run_runtime_hooks (sock, st, err) < 0)
     return -1;
   if (hooks_run (&s->hooks[SPEC_HOOK_CREATE_CONTAINER], "createContainer", st->creating, err) < 0
       || namespaces_apply_sysctl (s, c->ns, err) < 0 || rootfs_pivot (&rc, err) < 0

@@ -654,6 +654,8 @@ start_supervisor (struct create_ctx *c, pid_t init, int listener, bool trace, ar
 
   struct sv_start_args a = { &sc, &c->sv_pid };
 
+  /* Its user namespace's own limit caps the container's inotify instances (namespaces.c).  */
+  sc.fsnotify_by_kernel = c->ns.new_ns[SPEC_NS_USER] && c->ns.userns_owner != 0;
   if (cgroup_run_accounted (&c->cg, sv_start_fn, &a, err) < 0)
     return -1;
   c->st->sv_pid = c->sv_pid;

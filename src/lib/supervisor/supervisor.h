@@ -59,6 +59,9 @@ struct supervisor_cfg
   const struct supervisor_canary *canaries;
   size_t n_canaries;
   int cgroup_fd; /* a cgroup2 directory to start in (cgroup_run_accounted), or -1 */
+  /* The container's user namespace has an unprivileged owner and caps its inotify instances
+     and fanotify groups (namespaces.c): the supervisor need not count them.  */
+  bool fsnotify_by_kernel;
 };
 
 /* Fork the supervisor and wait until it serves (its control socket exists); *pid is the

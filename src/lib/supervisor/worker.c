@@ -334,6 +334,8 @@ setup (const struct supervisor_cfg *c, int init_pidfd, int *ctl, int *sfd, int *
   the_sv.nr_cpu_ids = host_nr_cpu_ids ();
   the_sv.cpumask_bytes = host_cpumask_bytes ();
   the_sv.egress = c->egress;
+  the_sv.cgroup_dirs = c->cgroup_dirs;
+  the_sv.fsnotify_by_kernel = c->fsnotify_by_kernel;
   pthread_mutex_init (&the_sv.audit_lock, NULL);
   sigemptyset (&set);
   sigaddset (&set, SIGTERM);
