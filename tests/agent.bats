@@ -186,6 +186,23 @@ sleepers_of() { pgrep -f -- "sleep $1" | while read -r p; do proc_alive "$p" && 
   leaves_nothing
 }
 
+# Empty files cost no block but hold kernel memory (~2 KiB each through the overlay): the
+# writable layer gets one inode per 2 KiB of its size, and so do the config's tmpfs mounts the
+# cap covers (tmpfs's own default is half the machine's pages, 3 million here).
+@test "agent: --disk 1m gives the writable layer 512 inodes, and empty files stop there with ENOSPC" {
+  sh_args 'stat -f -c "inodes %c" /; stat -f -c "scratch %c" /scratch
+    cd /tmp && i=0; while [ $i -lt 600 ] && true >f$i 2>/dev/null; do i=$((i + 1)); done; echo "files $i"'
+  update_config '.mounts += [{"destination": "/scratch", "type": "tmpfs", "source": "tmpfs", "options": ["nosuid"]}]'
+  agentrt run --disk 1m -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [[ $output == *"inodes 512"* ]]
+  [[ $output == *"scratch 512"* ]]
+  # The root's inodes (upper/, work/ and the files' directory) leave a few less for files.
+  [ "$(sed -n 's/^files //p' <<<"$output")" -lt 512 ]
+  [ "$(sed -n 's/^files //p' <<<"$output")" -gt 500 ]
+  leaves_nothing
+}
+
 @test "agent: invalid disk sizes and ephemeral values fail naming the flag or annotation" {
   local v
   for v in 0 16x 100k -1m m; do
@@ -297,6 +314,7 @@ sleepers_of() { pgrep -f -- "sleep $1" | while read -r p; do proc_alive "$p" && 
   [ "$(jq -r '.linux.resources.pids.limit' "$c")" -eq 256 ]
   [ "$(jq -r '.annotations["io.agentrt.timeout"]' "$c")" = 10m ]
   [ "$(jq -r '.annotations["io.agentrt.ephemeral"]' "$c")" = true ]
+  [ "$(jq -r '.annotations["io.agentrt.disk"]' "$c")" = 256m ]
   jq -e '.linux.maskedPaths | index("/proc/kcore")' "$c" >/dev/null
   [ "$(jq -r '[.mounts[] | select(.type == "cgroup")] | length' "$c")" -eq 0 ]
   agentrt spec --agent --rootless -b "$ROOT"
@@ -318,6 +336,75 @@ sleepers_of() { pgrep -f -- "sleep $1" | while read -r p; do proc_alive "$p" && 
   grep -q 'CapEff:.0000000000000000' "$ROOT/out"
   [ "$(sed -n 3p "$ROOT/out")" = lo ]
   grep -qx w "$ROOT/out"
+  leaves_nothing
+}
+
+# The agent profile's writable layer is capped below its memory limit (512m): filling it is
+# ENOSPC for the workload, not an OOM kill of the container.
+@test "agent: run --agent caps the writable layer at 256m: dd past it is ENOSPC, the container lives" {
+  sh_args 'df -k / | tail -1; dd if=/dev/zero of=/tmp/fill bs=1M count=300 2>&1; echo dd=$?; rm /tmp/fill; echo alive'
+  agentrt run --agent -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ "$(grep -E '^(overlay|none) ' <<<"$output" | awk '{print $2}')" -eq 262144 ]
+  [[ $output == *"No space left on device"* ]]
+  [[ $output == *"dd=1"* ]]
+  [[ $output == *alive* ]]
+  # --disk still wins over the default.
+  sh_args 'df -k / | tail -1'
+  agentrt run --agent --disk 32m -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ "$(grep -E '^(overlay|none) ' <<<"$output" | awk '{print $2}')" -eq 32768 ]
+  leaves_nothing
+}
+
+# The user namespace is owned by the host uid its root maps to, not host root: the kernel
+# charges inotify instances and fanotify groups (and user namespaces) made inside to the owner,
+# and the namespace's own limit caps the container at 32 of each.  A container that makes all
+# it can leaves host root, and the next container's canaries (fanotify), able to make theirs.
+ns_owner() {
+  python3 -c 'import fcntl, struct, sys
+with open("/proc/%s/ns/user" % sys.argv[1]) as f:
+    print(struct.unpack("I", fcntl.ioctl(f, 0xb704, bytes(4)))[0])  # NS_GET_OWNER_UID' "$1"
+}
+host_root_can_make() {
+  python3 -c 'import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+fd = libc.inotify_init1(0) if sys.argv[1] == "inotify" else libc.fanotify_init(0, 0)
+sys.exit(0 if fd >= 0 else 1)' "$1"
+}
+
+@test "agent: run --agent: the user namespace is owned by the unprivileged uid, not host root" {
+  local pid
+  update_config '.process.args = ["/bin/sleep", "100"]'
+  agentrt_detached run -d --agent -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  pid=$(__agentrt state "$CID" | jq .pid)
+  [ "$(ns_owner "$pid")" -eq 100000 ]
+  agentrt exec "$CID" cat /proc/sys/user/max_inotify_instances /proc/sys/user/max_fanotify_groups
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" -eq 32 ] && [ "${lines[1]}" -eq 32 ]
+  agentrt delete --force "$CID"
+  leaves_nothing
+}
+
+@test "agent: a container holding all the inotify instances and fanotify groups it can leaves host root its own" {
+  local kind
+  build_probe "${BATS_RUN_TMPDIR:-/tmp}/probe" "$BUNDLE/rootfs"
+  for kind in inotify fanotify; do
+    update_config --arg k "$kind" '.process.args = ["/bin/probe", "hold", $k, "200"]'
+    agentrt_detached run -d --agent -b "$BUNDLE" "$CID-$kind"
+    [ "$status" -eq 0 ]
+    wait_for "the probe's count" grep -q "^$kind: " "$ROOT/stdio.log"
+    grep "^$kind: " "$ROOT/stdio.log" >&2
+    grep -q "^$kind: 32 made, then EMFILE" "$ROOT/stdio.log"
+    host_root_can_make "$kind"
+  done
+  # The next container's canary set-up (fanotify_init, by the runtime) still works.
+  update_config '.process.args = ["/bin/true"]'
+  agentrt run --agent --canary /root/.aws/credentials -b "$BUNDLE" "$CID-next"
+  [ "$status" -eq 0 ]
+  agentrt delete --force "$CID-inotify"
+  agentrt delete --force "$CID-fanotify"
   leaves_nothing
 }
 

@@ -22,13 +22,18 @@ setup_file() {
     VM_SKIP="cpio is not installed"
   fi
   [ -z "$VM_SKIP" ] || return 0
-  local kernel initramfs t0 t1
+  local kernel initramfs pkgdir t0 t1
   if ! kernel=$("$BATS_TEST_DIRNAME/vm/fetch-kernel.sh" 2>"$BATS_FILE_TMPDIR/fetch.err"); then
     VM_SKIP="no Debian kernel for the VM: $(cat "$BATS_FILE_TMPDIR/fetch.err")"
     return 0
   fi
   initramfs="$BATS_FILE_TMPDIR/initramfs.cpio"
-  "$BATS_TEST_DIRNAME/vm/build-initramfs.sh" "$AGENTRT" "$initramfs"
+  # overlay is a module in Debian's kernel: the ephemeral rootfs (--disk) needs it.  The
+  # kernel is the unpacked package's vmlinux or its boot/vmlinuz-*.
+  pkgdir=$(dirname "$kernel")
+  [ -d "$pkgdir/lib" ] || pkgdir=$(dirname "$pkgdir")
+  "$BATS_TEST_DIRNAME/vm/build-initramfs.sh" "$AGENTRT" "$initramfs" \
+    $(find "$pkgdir/lib/modules" -name overlay.ko 2>/dev/null | head -n 1)
   export VM_CONSOLE="$BATS_FILE_TMPDIR/console.log"
   t0=$(date +%s.%N)
   # -no-reboot and panic=-1: a guest panic ends qemu instead of looping; loglevel=1 keeps
@@ -125,6 +130,38 @@ vm_finished() {
 
 @test "cgroup v2 VM: ps lists the processes of the container's cgroup" {
   guest_test "ps"
+}
+
+@test "cgroup v2 VM: the supervisor is in the container's child cgroup, charged under its cpu.max, and not in ps" {
+  guest_test "supervisor cgroup"
+}
+
+@test "cgroup v2 VM: pause moves the supervisor out of the frozen cgroup and resume back" {
+  guest_test "supervisor pause"
+}
+
+@test "cgroup v2 VM: kill --all KILL stops the supervisor without an alert" {
+  guest_test "supervisor kill all"
+}
+
+@test "cgroup v2 VM: the deadline is recorded and kills the container, supervisor included, without an alert" {
+  guest_test "supervisor deadline"
+}
+
+@test "cgroup v2 VM: a loopback socket flood stays under memory.max" {
+  guest_test "socket memory"
+}
+
+@test "cgroup v2 VM: kernelTCP below memory.max fails create by name, at or above it is accepted" {
+  guest_test "kernel tcp"
+}
+
+@test "cgroup v2 VM: --disk 64m gives the writable layer 32768 inodes, and empty files stop there" {
+  guest_test "tmpfs inodes"
+}
+
+@test "cgroup v2 VM: the inodes and dentries of a tmpfs the workload fills are charged to memory.max" {
+  guest_test "tmpfs kmem"
 }
 
 @test "cgroup v2 VM: delete leaves no cgroup directory" {

@@ -878,3 +878,39 @@ os.execv(sys.argv[1], sys.argv[1:])' "$AGENTRT" --root "$ROOT/state" run --platf
   agentrt delete "$CID"
   leaves_nothing
 }
+
+# inotify instances and fanotify groups are counted per user by the kernel, 128 each: a
+# container without a user namespace (its root is host root) that took them all left host root,
+# and agentrt's own canary set-up for the next container, with EMFILE.  The supervisor caps the
+# live instances of such a container at 32 (shared or duplicated fds counted once) and audits
+# the refusal; host root keeps its own.
+scenario_fsnotify_cap() {
+  local kind
+  add_cap CAP_SYS_ADMIN # fanotify_init of a full group, as host root has it
+  for kind in inotify fanotify; do
+    update_config --arg k "$kind" '.process.args = ["/bin/probe", "hold", $k, "200"]'
+    agentrt_detached run -d --audit-log "$ROOT/audit-$kind.jsonl" -b "$BUNDLE" "$CID-$kind"
+    [ "$status" -eq 0 ]
+    wait_for "the probe's count" grep -q "^$kind: " "$ROOT/stdio.log"
+    grep "^$kind: " "$ROOT/stdio.log" >&2
+    grep -q "^$kind: 32 made, then EMFILE" "$ROOT/stdio.log"
+    python3 -c 'import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+sys.exit(0 if (libc.inotify_init1(0) if sys.argv[1] == "inotify" else libc.fanotify_init(0, 0)) >= 0 else 1)' "$kind"
+    wait_for "the audit record" grep -q '"rule":"limit-fsnotify"' "$ROOT/audit-$kind.jsonl"
+    jq -e 'select(.rule == "limit-fsnotify") | .verdict == "deny" and .errno == "EMFILE" and .severity == "warn"' \
+      "$ROOT/audit-$kind.jsonl" >/dev/null
+  done
+  agentrt delete --force "$CID-inotify"
+  agentrt delete --force "$CID-fanotify"
+  leaves_nothing
+}
+
+@test "supervisor: a container without a user namespace holds at most 32 inotify instances and fanotify groups" {
+  scenario_fsnotify_cap
+}
+
+@test "supervisor [ptrace]: a container without a user namespace holds at most 32 inotify instances and fanotify groups" {
+  ptrace_platform
+  scenario_fsnotify_cap
+}

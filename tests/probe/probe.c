@@ -8,6 +8,12 @@
                            /sys files report against the container's limits
      probe mount DIR       mount a tmpfs on DIR
      probe loop N CALL     time N calls of getppid, uname or `openclose PATH`
+     probe flood N         open N loopback TCP connections, send on each until the kernel
+                           will queue no more (the peer never reads), print the MiB queued,
+                           then hold them until killed
+     probe hold inotify|fanotify N
+                           make up to N inotify instances (fanotify groups), print how many
+                           and the errno that stopped them, then hold them until killed
 
    Each check prints one line: `ok NAME`, `skip NAME` (not on this architecture) or
    `FAIL NAME: expected …, got RET/ERRNO`; the exit status is 0 only if no check failed.
@@ -50,6 +56,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <netinet/in.h>
+#include <poll.h>
 
 #include <linux/bpf.h>
 #include <linux/io_uring.h>
@@ -1328,6 +1337,96 @@ usage:
   return 2;
 }
 
+/* ---- flood ---------------------------------------------------------------------------- */
+
+/* Socket buffers the kernel holds for the workload: each connection's send queue and its
+   peer's receive queue fill up (the peer never reads) until TCP, or the cgroup's socket
+   memory limit, refuses more.  */
+static int
+cmd_flood (int argc, char **argv)
+{
+  static char buf[65536];
+  struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
+  socklen_t alen = sizeof a;
+  long n = argc == 3 ? atol (argv[2]) : 0, made = 0;
+  long long queued = 0;
+  int l = socket (AF_INET, SOCK_STREAM, 0);
+
+  if (argc != 3 || n <= 0)
+    {
+      fprintf (stderr, "usage: probe flood N\n");
+      return 2;
+    }
+  if (l < 0 || bind (l, (struct sockaddr *) &a, sizeof a) < 0 || listen (l, (int) n) < 0
+      || getsockname (l, (struct sockaddr *) &a, &alen) < 0)
+    {
+      printf ("flood: listen: %s\n", errno_name (errno));
+      return 1;
+    }
+  memset (buf, 'x', sizeof buf);
+  for (; made < n; made++)
+    {
+      int c = socket (AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+      struct pollfd p = { .fd = l, .events = POLLIN };
+      /* Under memory pressure the handshake itself may be dropped and retried for ever: a
+         connection not accepted within 2 s ends the flood.  */
+      if (c < 0 || (connect (c, (struct sockaddr *) &a, sizeof a) < 0 && errno != EINPROGRESS)
+          || poll (&p, 1, 2000) != 1 || accept (l, NULL, NULL) < 0)
+        break;
+      for (int stalls = 0; stalls < 20;)
+        {
+          ssize_t w = send (c, buf, sizeof buf, MSG_NOSIGNAL);
+          if (w > 0)
+            {
+              queued += w;
+              stalls = 0;
+              continue;
+            }
+          if (w < 0 && errno != EAGAIN)
+            break;
+          /* The peer's window may open again as its queue is collapsed: a few retries.  */
+          stalls++;
+          usleep (1000);
+        }
+    }
+  printf ("flood: %ld connections, %lld MiB queued\n", made, queued >> 20);
+  fflush (stdout);
+  for (;;)
+    pause ();
+}
+
+/* ---- hold ----------------------------------------------------------------------------- */
+
+static int
+cmd_hold (int argc, char **argv)
+{
+  bool fan;
+  long n, made = 0;
+  int e = 0;
+
+  if (argc != 4 || (strcmp (argv[2], "inotify") != 0 && strcmp (argv[2], "fanotify") != 0))
+    {
+      fprintf (stderr, "usage: probe hold inotify|fanotify N\n");
+      return 2;
+    }
+  fan = strcmp (argv[2], "fanotify") == 0;
+  n = atol (argv[3]);
+  for (; made < n; made++)
+    {
+      /* FAN_CLASS_NOTIF | FAN_REPORT_FID: the group an unprivileged caller may make too.  */
+      long fd = fan ? syscall (SYS_fanotify_init, 0x200L, 0L) : syscall (SYS_inotify_init1, 0L);
+      if (fd < 0)
+        {
+          e = errno;
+          break;
+        }
+    }
+  printf ("%s: %ld made, then %s\n", argv[2], made, e ? errno_name (e) : "none");
+  fflush (stdout);
+  for (;;)
+    pause ();
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1341,6 +1440,11 @@ main (int argc, char **argv)
     return cmd_mount (argc, argv);
   if (argc >= 2 && strcmp (argv[1], "loop") == 0)
     return cmd_loop (argc, argv);
-  fprintf (stderr, "usage: probe deny [--list] | emulate [OPTIONS] | mount DIR | loop N CALL\n");
+  if (argc >= 2 && strcmp (argv[1], "hold") == 0)
+    return cmd_hold (argc, argv);
+  if (argc >= 2 && strcmp (argv[1], "flood") == 0)
+    return cmd_flood (argc, argv);
+  fprintf (stderr, "usage: probe deny [--list] | emulate [OPTIONS] | mount DIR | loop N CALL | "
+                   "hold KIND N | flood N\n");
   return 2;
 }

@@ -35,6 +35,7 @@ cgroup_release (struct cgroup *cg)
   free (cg->memory);
   free (cg->freezer);
   free (cg->cpu);
+  free (cg->cpuacct);
   free (cg->pids);
   free (cg->cpuset);
   memset (cg, 0, sizeof *cg);
@@ -221,6 +222,8 @@ cgroup_resolve (const struct spec *s, const char *id, bool systemd, struct cgrou
             cg->freezer = xstrdup (dir);
           if (has_controller (h->controllers, "cpu"))
             cg->cpu = xstrdup (dir);
+          if (has_controller (h->controllers, "cpuacct"))
+            cg->cpuacct = xstrdup (dir);
           if (has_controller (h->controllers, "pids"))
             cg->pids = xstrdup (dir);
           if (has_controller (h->controllers, "cpuset"))
@@ -247,14 +250,15 @@ cgroup_from_dirs (char *const *dirs, struct cgroup *cg, ar_error_t *err)
         {
           const struct hier *h = &hs.h[i];
           size_t ml = strlen (h->mount);
-          char **slot[5] = { &cg->memory, &cg->freezer, &cg->cpu, &cg->pids, &cg->cpuset };
-          const char *names[5] = { "memory", "freezer", "cpu", "pids", "cpuset" };
+          char **slot[6]
+              = { &cg->memory, &cg->freezer, &cg->cpu, &cg->cpuacct, &cg->pids, &cg->cpuset };
+          const char *names[6] = { "memory", "freezer", "cpu", "cpuacct", "pids", "cpuset" };
           if (strncmp (dirs[d], h->mount, ml) != 0 || dirs[d][ml] != '/')
             continue;
           if (h->v2)
             cg->unified = xstrdup (dirs[d]);
           else
-            for (int k = 0; k < 5; k++)
+            for (int k = 0; k < 6; k++)
               if (*slot[k] == NULL && has_controller (h->controllers, names[k]))
                 *slot[k] = xstrdup (dirs[d]);
         }
@@ -396,6 +400,128 @@ cgroup_run_inside (const struct cgroup *cg, int (*fn) (void *data, int into_fd, 
   return r;
 }
 
+static bool
+same_dir (const char *a, const char *b)
+{
+  return a && b && strcmp (a, b) == 0;
+}
+
+/* The caller's own directory in the hierarchy that holds `dir`, or NULL.  */
+static char *
+own_dir_of (const char *dir)
+{
+  struct hiers hs = { .n = 0 };
+  enum cgroup_layout layout;
+  char *out = NULL;
+
+  if (read_hiers (&hs, &layout, NULL) < 0)
+    return NULL;
+  for (size_t i = 0; out == NULL && i < hs.n; i++)
+    {
+      size_t ml = strlen (hs.h[i].mount);
+      if (strncmp (dir, hs.h[i].mount, ml) == 0 && (dir[ml] == '/' || dir[ml] == '\0'))
+        {
+          cleanup_free char *own = own_path (&hs.h[i]);
+          cleanup_free char *joined = xasprintf ("%s/%s", hs.h[i].mount, own);
+          out = mounts_clean_path (joined);
+        }
+    }
+  hiers_release (&hs);
+  return out;
+}
+
+/* v1: the directories of cpu and cpuacct whose hierarchy holds none of freezer, pids, memory
+   and devices (cgroup.h: cgroup_run_accounted says why), each once.  */
+static size_t
+accounting_dirs_v1 (const struct cgroup *cg, const char *out[2])
+{
+  const char *devices = cg_dir_with (cg, "devices.allow");
+  const char *cand[2] = { cg->cpu, cg->cpuacct };
+  size_t n = 0;
+
+  for (int i = 0; i < 2; i++)
+    if (cand[i] && !same_dir (cand[i], cg->freezer) && !same_dir (cand[i], cg->pids)
+        && !same_dir (cand[i], cg->memory) && !same_dir (cand[i], devices)
+        && !(n == 1 && same_dir (cand[i], out[0])))
+      out[n++] = cand[i];
+  return n;
+}
+
+static int
+run_accounted_v1 (const struct cgroup *cg, int (*fn) (void *data, int into_fd, ar_error_t *err),
+                  void *data, ar_error_t *err)
+{
+  const char *dirs[2];
+  char *back[2] = { NULL, NULL };
+  size_t n = accounting_dirs_v1 (cg, dirs);
+  ar_error_t berr = NULL;
+  int r = 0;
+
+  for (size_t i = 0; r == 0 && i < n; i++)
+    {
+      back[i] = own_dir_of (dirs[i]);
+      if (back[i] == NULL)
+        r = ar_make_error (err, ENOENT, "cgroups: the runtime's own cgroup beside `%s`", dirs[i]);
+      else
+        r = cg_write (dirs[i], "tasks", "0", 1, err);
+    }
+  if (r == 0)
+    r = fn (data, -1, err);
+  for (size_t i = 0; i < n; i++)
+    {
+      if (back[i] && cg_write (back[i], "tasks", "0", 1, &berr) < 0)
+        ar_log_error_release (&berr);
+      free (back[i]);
+    }
+  return r;
+}
+
+int
+cgroup_run_accounted (const struct cgroup *cg, int (*fn) (void *data, int into_fd, ar_error_t *err),
+                      void *data, ar_error_t *err)
+{
+  cleanup_free char *dir = NULL;
+  cleanup_close int fd = -1;
+
+  if (cg->layout != CGROUP_V2)
+    return run_accounted_v1 (cg, fn, data, err);
+  dir = xasprintf ("%s/" CGROUP_SUPERVISOR_DIR, cg->unified);
+  if (mkdir (dir, 0755) < 0 && errno != EEXIST)
+    return ar_make_error (err, errno, "create cgroup `%s`", dir);
+  fd = open (dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return ar_make_error (err, errno, "cgroups: open `%s`", dir);
+  return fn (data, fd, err);
+}
+
+int
+cgroup_supervisor_park (const struct cgroup *cg, const pid_t *pids, size_t n, bool park,
+                        ar_error_t *err)
+{
+  cleanup_free char *to = NULL;
+
+  if (cg->layout != CGROUP_V2 || n == 0)
+    return 0;
+  to = park ? own_dir_of (cg->unified) : xasprintf ("%s/" CGROUP_SUPERVISOR_DIR, cg->unified);
+  if (to == NULL)
+    return ar_make_error (err, ENOENT, "cgroups: the runtime's own cgroup2 directory");
+  for (size_t i = 0; i < n; i++)
+    {
+      char buf[16];
+      int len = snprintf (buf, sizeof buf, "%d", (int) pids[i]);
+      ar_error_t e = NULL;
+      if (cg_write (to, "cgroup.procs", buf, (size_t) len, &e) == 0)
+        continue;
+      if (e->status != ESRCH)
+        {
+          *err = e;
+          return ar_error_wrap (err, "move the supervisor");
+        }
+      ar_error_release (&e);
+    }
+  return 0;
+}
+
 static const char *
 procs_dir (const struct cgroup *cg)
 {
@@ -423,6 +549,64 @@ read_procs (const char *dir, pid_t **pids, size_t *n, ar_error_t *err)
       *pids = xrealloc (*pids, (*n + 1) * sizeof **pids);
       (*pids)[(*n)++] = (pid_t) v;
     }
+  return 0;
+}
+
+/* Append the pids of DIR/cgroup.procs, then those of its subdirectories (not the
+   supervisor's), at most 16 levels down.  A directory that goes meanwhile is skipped.  */
+static void
+collect_pids (int dirfd, int depth, pid_t **pids, size_t *n, size_t *cap)
+{
+  cleanup_close int procs = openat (dirfd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
+  cleanup_free char *text = NULL;
+  char *save = NULL;
+  DIR *d;
+  struct dirent *de;
+
+  if (procs >= 0 && ar_read_fd (procs, "cgroup.procs", 0, &text, NULL, NULL) == 0)
+    for (char *l = strtok_r (text, "\n", &save); l; l = strtok_r (NULL, "\n", &save))
+      {
+        long long v;
+        if (!ar_parse_int64 (l, 1, INT_MAX, &v))
+          continue;
+        if (*n == *cap)
+          *pids = xrealloc (*pids, (*cap = *cap ? *cap * 2 : 16) * sizeof **pids);
+        (*pids)[(*n)++] = (pid_t) v;
+      }
+  if (depth >= 16)
+    return;
+  d = fdopendir (dup (dirfd));
+  if (d == NULL)
+    return;
+  while ((de = readdir (d)) != NULL)
+    {
+      int sub;
+      if (de->d_type != DT_DIR || de->d_name[0] == '.'
+          || strcmp (de->d_name, CGROUP_SUPERVISOR_DIR) == 0)
+        continue;
+      sub = openat (dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (sub < 0)
+        continue;
+      collect_pids (sub, depth + 1, pids, n, cap);
+      close (sub);
+    }
+  closedir (d);
+}
+
+int
+cgroup_pids_all (const struct cgroup *cg, pid_t **pids, size_t *n, ar_error_t *err)
+{
+  const char *dir = procs_dir (cg);
+  cleanup_close int fd = dir ? open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+  size_t cap = 0;
+
+  *pids = NULL;
+  *n = 0;
+  if (dir == NULL)
+    return 0;
+  if (fd < 0)
+    return ar_make_error (err, errno, "cgroups: open `%s`", dir);
+  collect_pids (fd, 0, pids, n, &cap);
   return 0;
 }
 
@@ -499,6 +683,25 @@ cgroup_signal_all (const struct cgroup *cg, int sig, ar_error_t *err)
   if (sig == SIGKILL && cg->layout == CGROUP_V2
       && cg_write (cg->unified, "cgroup.kill", "1", 1, NULL) == 0)
     return 0;
+  /* v2 before cgroup.kill (Linux 5.14): no freeze, which would also stop the supervisor in its
+     child cgroup, and it may be the one killing; the listing is repeated until nothing is left
+     (forks are bounded by pids.max).  */
+  if (sig == SIGKILL && cg->layout == CGROUP_V2)
+    {
+      for (int pass = 0; pass < 20; pass++)
+        {
+          cleanup_free pid_t *pids = NULL;
+          size_t n = 0;
+          if (cgroup_pids_all (cg, &pids, &n, err) < 0)
+            return -1;
+          if (n == 0)
+            break;
+          for (size_t i = 0; i < n; i++)
+            (void) kill (pids[i], SIGKILL);
+          (void) poll (NULL, 0, 5);
+        }
+      return 0;
+    }
   /* Frozen, nothing can fork between the listing and the kill; SIGKILL is delivered once the
      tasks thaw.  */
   if (sig == SIGKILL && cgroup_freeze (cg, true, NULL) == 0)
@@ -525,22 +728,34 @@ remove_default_parent (const char *dir)
     (void) rmdir (parent);
 }
 
+/* rmdir, retried while the last tasks are being reaped (EBUSY); a directory already gone is
+   no error.  */
+static int
+remove_dir (const char *dir, ar_error_t *err)
+{
+  int tries = 0;
+
+  while (rmdir (dir) < 0)
+    {
+      if (errno == ENOENT)
+        return 0;
+      if (errno != EBUSY || ++tries > 100)
+        return ar_make_error (err, errno, "remove cgroup `%s`", dir);
+      (void) poll (NULL, 0, 20);
+    }
+  return 0;
+}
+
 int
 cgroup_destroy (const struct cgroup *cg, ar_error_t *err)
 {
-  /* Deepest first is all there is: each directory is the container's own leaf.  */
+  /* Each directory is the container's own leaf, but for its supervisor's (v2), which goes
+     first.  */
   for (size_t i = 0; i < cg->n; i++)
     {
-      int tries = 0;
-      while (rmdir (cg->dirs[i]) < 0)
-        {
-          if (errno == ENOENT)
-            break;
-          /* EBUSY while the last tasks are being reaped.  */
-          if (errno != EBUSY || ++tries > 100)
-            return ar_make_error (err, errno, "remove cgroup `%s`", cg->dirs[i]);
-          (void) poll (NULL, 0, 20);
-        }
+      cleanup_free char *sv = xasprintf ("%s/" CGROUP_SUPERVISOR_DIR, cg->dirs[i]);
+      if (remove_dir (sv, err) < 0 || remove_dir (cg->dirs[i], err) < 0)
+        return -1;
       remove_default_parent (cg->dirs[i]);
     }
   return 0;

@@ -35,8 +35,13 @@ struct cgroup
   char **dirs; /* absolute directories, one per hierarchy; NULL-terminated */
   size_t n;
   char *unified; /* the cgroup2 directory among dirs (v2, hybrid), or NULL */
-  char *memory, *freezer, *cpu, *pids, *cpuset; /* the v1 directories of these, or NULL */
+  /* the v1 directories of these, or NULL */
+  char *memory, *freezer, *cpu, *cpuacct, *pids, *cpuset;
 };
+
+/* v2: the child directory of the container's cgroup that holds its supervisor (see
+   cgroup_run_accounted).  */
+#define CGROUP_SUPERVISOR_DIR "agentrt-supervisor"
 
 void cgroup_release (struct cgroup *cg);
 
@@ -65,8 +70,33 @@ int cgroup_run_inside (const struct cgroup *cg,
                        int (*fn) (void *data, int into_fd, ar_error_t *err), void *data,
                        ar_error_t *err);
 
+/* The same for the container's supervisor, which must be charged the CPU it spends for the
+   container (a workload capped at 0.25 CPU made it burn 0.4-0.75 CPU outside every cap) but
+   never be frozen with it, counted in its pids or picked by its OOM killer.  v1 and hybrid:
+   the calling thread enters only the v1 hierarchies of cpu and cpuacct that hold none of
+   freezer, pids, memory and devices (the freezer would stop it on pause; pids and memory would
+   let the workload starve it of threads and memory, and make the container's OOM killer free
+   to kill it; its memory is a fixed few MiB, not proportional to the workload as its CPU is),
+   and fn gets -1.  v2, one hierarchy where a child inherits everything: the child directory
+   CGROUP_SUPERVISOR_DIR is made (the container's cgroup enables no controller for its
+   children, so the "no internal processes" rule allows it and the child is governed by the
+   container's cpu.max), and fn gets an fd of it for CLONE_INTO_CGROUP; the supervisor then
+   also counts in the container's memory.current and pids.current, and must leave it before
+   a freeze (cgroup_supervisor_park) and before a cgroup.kill it is not meant to die of.  */
+int cgroup_run_accounted (const struct cgroup *cg,
+                          int (*fn) (void *data, int into_fd, ar_error_t *err), void *data,
+                          ar_error_t *err);
+/* v2: move the supervisor's processes out of the container's cgroup into the caller's own
+   (park: pause must not freeze them), or back into CGROUP_SUPERVISOR_DIR (unpark, after the
+   thaw).  Processes that are gone are skipped.  No-op on v1 and hybrid.  */
+int cgroup_supervisor_park (const struct cgroup *cg, const pid_t *pids, size_t n, bool park,
+                            ar_error_t *err);
+
 /* Processes in the container's cgroup (the pids controller's, or the unified one).  */
 int cgroup_pids (const struct cgroup *cg, pid_t **pids, size_t *n, ar_error_t *err);
+/* The same in the container's cgroup and every cgroup below it but the supervisor's: each
+   process the container may have, wherever in its subtree it went.  */
+int cgroup_pids_all (const struct cgroup *cg, pid_t **pids, size_t *n, ar_error_t *err);
 /* Signal every process; with SIGKILL the cgroup is frozen first (v1) or cgroup.kill used
    (v2), so that nothing forks away in between.  A directory that has gone holds nothing: the
    processes of those that are left are signalled.  */

@@ -232,6 +232,33 @@ v1_memory_limit (const char *d, int64_t limit, ar_error_t *err)
                         d, limit, usage, peak);
 }
 
+/* Socket buffers.  v1 charges them to a cgroup only once memory.kmem.tcp.limit_in_bytes has
+   been written (the kernel then marks the cgroup tcpmem_active; a socket made before that is
+   never charged, so create writes it before the init exists), and to a counter of their own,
+   apart from memory.limit_in_bytes.  Without it a workload held ~240 MiB of loopback buffers
+   under a 64 MiB limit.  The limit is kernelTCP when the config gives it (runc ignores it), else
+   the memory limit: the container then holds at most its limit in memory plus as much in socket
+   buffers, and an update of the memory limit moves both.  */
+static int
+v1_kernel_tcp (const char *d, const struct spec_memory *m, ar_error_t *err)
+{
+  int64_t v = m->kernel_tcp.set ? m->kernel_tcp.v : m->limit.v;
+
+  if (!m->kernel_tcp.set && !m->limit.set)
+    return 0;
+  if (!cg_has (d, "memory.kmem.tcp.limit_in_bytes"))
+    {
+      if (m->kernel_tcp.set)
+        return ar_make_error (err, ENOTSUP,
+                              "config.json: linux.resources.memory.kernelTCP: this kernel has no "
+                              "memory.kmem.tcp.limit_in_bytes");
+      ar_debug ("cgroup `%s`: no memory.kmem.tcp.limit_in_bytes: socket buffers are not charged",
+                d);
+      return 0;
+    }
+  return cg_printf (d, "memory.kmem.tcp.limit_in_bytes", err, "%" PRId64, v < 0 ? -1 : v);
+}
+
 static int
 v1_memory (const struct cgroup *cg, const struct spec_memory *m, ar_error_t *err)
 {
@@ -256,9 +283,9 @@ v1_memory (const struct cgroup *cg, const struct spec_memory *m, ar_error_t *err
   if (m->has_disable_oom_killer && m->disable_oom_killer
       && cg_write (d, "memory.oom_control", "1", 1, err) < 0)
     return -1;
-  if (m->kernel.set || m->kernel_tcp.set)
+  if (m->kernel.set)
     ar_debug ("linux.resources.memory.kernel: kernel memory limits are gone from this kernel");
-  return 0;
+  return v1_kernel_tcp (d, m, err);
 }
 
 static int
@@ -338,6 +365,48 @@ cgroup_allow_devices (const struct cgroup *cg, const struct spec_resources *r,
   return 0;
 }
 
+/* The weight files of this kernel's proportional I/O scheduler, as runc picks them
+   (libcontainer/cgroups/fs/blkio.go): CFQ's blkio.weight and blkio.weight_device (CFQ went in
+   Linux 5.0), else BFQ's blkio.bfq.weight and blkio.bfq.weight_device.  Leaf weights were
+   CFQ's alone: BFQ has no file for them, so a config that sets one fails by name.  */
+static int
+v1_blkio_weights (const char *d, const struct spec_block_io *b, ar_error_t *err)
+{
+  bool cfq = cg_has (d, "blkio.weight");
+  const char *wf = cfq ? "blkio.weight" : "blkio.bfq.weight";
+  const char *wdf = cfq ? "blkio.weight_device" : "blkio.bfq.weight_device";
+  bool leaf = b->leaf_weight.set;
+
+  for (size_t i = 0; i < b->n_weight_device; i++)
+    leaf = leaf || (b->weight_device[i].leaf_weight.set && b->weight_device[i].leaf_weight.v);
+  if (!cg_has (d, wf))
+    return ar_make_error (err, ENOTSUP,
+                          "config.json: linux.resources.blockIO.weight: no I/O scheduler "
+                          "with weights here (no blkio.weight)");
+  if (leaf && !cg_has (d, "blkio.leaf_weight"))
+    return ar_make_error (err, ENOTSUP,
+                          "config.json: linux.resources.blockIO.leafWeight: this kernel's I/O "
+                          "scheduler has no leaf weights (no blkio.leaf_weight: CFQ had them)");
+  if ((b->weight.set && cg_printf (d, wf, err, "%" PRIu64, b->weight.v) < 0)
+      || (b->leaf_weight.set
+          && cg_printf (d, "blkio.leaf_weight", err, "%" PRIu64, b->leaf_weight.v) < 0))
+    return -1;
+  for (size_t i = 0; i < b->n_weight_device; i++)
+    {
+      const struct spec_weight_device *w = &b->weight_device[i];
+      if ((w->weight.set && w->weight.v
+           && cg_printf (d, wdf, err, "%" PRId64 ":%" PRId64 " %" PRIu64, w->major, w->minor,
+                         w->weight.v)
+                  < 0)
+          || (w->leaf_weight.set && w->leaf_weight.v
+              && cg_printf (d, "blkio.leaf_weight_device", err, "%" PRId64 ":%" PRId64 " %" PRIu64,
+                            w->major, w->minor, w->leaf_weight.v)
+                     < 0))
+        return -1;
+    }
+  return 0;
+}
+
 static int
 v1_blkio (const struct cgroup *cg, const struct spec_block_io *b, ar_error_t *err)
 {
@@ -348,23 +417,9 @@ v1_blkio (const struct cgroup *cg, const struct spec_block_io *b, ar_error_t *er
 
   if (need (d, "blockIO", err) < 0)
     return -1;
-  if (b->weight.set || b->n_weight_device)
-    {
-      const char *wf = cg_has (d, "blkio.weight") ? "blkio.weight" : "blkio.bfq.weight";
-      if (!cg_has (d, wf))
-        return ar_make_error (err, ENOTSUP,
-                              "config.json: linux.resources.blockIO.weight: no I/O scheduler "
-                              "with weights here (no blkio.weight)");
-      if (b->weight.set && cg_printf (d, wf, err, "%" PRIu64, b->weight.v) < 0)
-        return -1;
-      for (size_t i = 0; i < b->n_weight_device; i++)
-        if (b->weight_device[i].weight.set
-            && cg_printf (d, cg_has (d, "blkio.weight_device") ? "blkio.weight_device" : wf, err,
-                          "%" PRId64 ":%" PRId64 " %" PRIu64, b->weight_device[i].major,
-                          b->weight_device[i].minor, b->weight_device[i].weight.v)
-                   < 0)
-          return -1;
-    }
+  if ((b->weight.set || b->leaf_weight.set || b->n_weight_device)
+      && v1_blkio_weights (d, b, err) < 0)
+    return -1;
   for (int k = 0; k < 4; k++)
     for (size_t i = 0; i < b->n_throttle[k]; i++)
       if (cg_printf (d, files[k], err, "%" PRId64 ":%" PRId64 " %" PRIu64, b->throttle[k][i].major,
@@ -387,6 +442,23 @@ shares_to_weight (uint64_t shares)
   return 1 + ((shares - 2) * 9999) / 262142;
 }
 
+/* v2 charges socket buffers to memory.max with everything else, and has no file of their own:
+   a kernelTCP at or above the memory limit holds already; a lower one cannot be applied.  */
+static int
+v2_kernel_tcp (const char *d, const struct spec_memory *m, ar_error_t *err)
+{
+  uint64_t cur;
+  int64_t limit = m->limit.set                                              ? m->limit.v
+                  : cg_read_u64 (d, "memory.max", &cur) && cur <= INT64_MAX ? (int64_t) cur
+                                                                            : -1;
+
+  if (!m->kernel_tcp.set || m->kernel_tcp.v < 0 || (limit >= 0 && limit <= m->kernel_tcp.v))
+    return 0;
+  return ar_make_error (err, ENOTSUP,
+                        "config.json: linux.resources.memory.kernelTCP: cgroup v2 charges socket "
+                        "buffers to memory.max, and has no separate limit below it");
+}
+
 static int
 v2_memory (const char *d, const struct spec_memory *m, ar_error_t *err)
 {
@@ -396,8 +468,9 @@ v2_memory (const char *d, const struct spec_memory *m, ar_error_t *err)
                          : cg_printf (d, "memory.max", err, "%" PRId64, m->limit.v) < 0)
         return -1;
     }
-  if (m->reservation.set && m->reservation.v >= 0
-      && cg_printf (d, "memory.low", err, "%" PRId64, m->reservation.v) < 0)
+  if ((m->reservation.set && m->reservation.v >= 0
+       && cg_printf (d, "memory.low", err, "%" PRId64, m->reservation.v) < 0)
+      || v2_kernel_tcp (d, m, err) < 0)
     return -1;
   /* v1's swap is memory+swap; v2's is swap alone.  */
   if (m->swap.set && cg_has (d, "memory.swap.max"))
@@ -441,11 +514,34 @@ static int
 v2_block_io (const char *d, const struct spec_block_io *b, ar_error_t *err)
 {
   static const char *const keys[4] = { "rbps", "wbps", "riops", "wiops" };
+  bool leaf = b->leaf_weight.set;
 
+  for (size_t i = 0; i < b->n_weight_device; i++)
+    leaf = leaf || (b->weight_device[i].leaf_weight.set && b->weight_device[i].leaf_weight.v);
+  if (leaf)
+    return ar_make_error (err, ENOTSUP,
+                          "config.json: linux.resources.blockIO.leafWeight: cgroup v2 has no "
+                          "leaf weights");
   /* runc's conversion of blkio.weight [10, 1000] to io.weight [1, 10000].  */
   if (b->weight.set
       && cg_printf (d, "io.weight", err, "%" PRIu64, 1 + (b->weight.v - 10) * 9999 / 990) < 0)
     return -1;
+  /* Per-device weights are BFQ's alone (io.bfq.weight takes "MAJ:MIN WEIGHT"); runc skips
+     them without it, which would leave a limit unapplied.  */
+  for (size_t i = 0; i < b->n_weight_device; i++)
+    {
+      const struct spec_weight_device *w = &b->weight_device[i];
+      if (!w->weight.set || w->weight.v == 0)
+        continue;
+      if (!cg_has (d, "io.bfq.weight"))
+        return ar_make_error (err, ENOTSUP,
+                              "config.json: linux.resources.blockIO.weightDevice: needs the BFQ "
+                              "I/O scheduler (no io.bfq.weight)");
+      if (cg_printf (d, "io.bfq.weight", err, "%" PRId64 ":%" PRId64 " %" PRIu64, w->major,
+                     w->minor, w->weight.v)
+          < 0)
+        return -1;
+    }
   for (int k = 0; k < 4; k++)
     for (size_t i = 0; i < b->n_throttle[k]; i++)
       if (cg_printf (d, "io.max", err, "%" PRId64 ":%" PRId64 " %s=%" PRIu64,
@@ -567,5 +663,6 @@ cgroup_apply (const struct cgroup *cg, const struct spec_resources *r, ar_error_
   ZERO_IS_UNSET (rr.block_io.leaf_weight);
   ZERO_IS_UNSET (rr.cpu.quota);
   ZERO_IS_UNSET (rr.cpu.realtime_runtime);
+  ZERO_IS_UNSET (rr.memory.kernel_tcp);
   return cg->layout == CGROUP_V2 ? apply_v2 (cg, &rr, err) : apply_v1 (cg, &rr, err);
 }

@@ -3,12 +3,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/sched.h> /* struct clone_args, CLONE_INTO_CGROUP */
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -201,4 +204,16 @@ ar_parse_int64 (const char *s, long long min, long long max, long long *out)
     return false;
   *out = v;
   return true;
+}
+
+pid_t
+ar_clone (unsigned long flags, int cgroup_fd)
+{
+  struct clone_args a = { .flags = flags, .exit_signal = SIGCHLD };
+
+  if (cgroup_fd < 0)
+    return (pid_t) syscall (SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
+  a.flags |= CLONE_INTO_CGROUP;
+  a.cgroup = (__u64) cgroup_fd;
+  return (pid_t) syscall (SYS_clone3, &a, sizeof a);
 }

@@ -39,6 +39,11 @@ int ar_rewrite_file (int dirfd, const char *name, const char *buf, size_t len, m
 /* "2006-01-02T15:04:05.000000000Z", as runc writes times (UTC).  */
 char *ar_time_rfc3339 (const struct timespec *ts);
 
+/* A child, as fork() or clone(flags) (namespace flags only; its exit signal is SIGCHLD), born
+   in the cgroup2 directory `cgroup_fd` when that is >= 0 (clone3's CLONE_INTO_CGROUP, Linux
+   5.7: moving it there afterwards would cost an RCU grace period).  -1 and errno on failure.  */
+pid_t ar_clone (unsigned long flags, int cgroup_fd);
+
 bool ar_str_has_prefix (const char *s, const char *prefix);
 /* Parse a whole decimal string into [min, max]; false on junk or overflow.  */
 bool ar_parse_int64 (const char *s, long long min, long long max, long long *out);

@@ -1,6 +1,16 @@
 /* Namespaces of the container: planned in the runtime (paths opened, maps validated), entered in
-   the child.  A new user namespace is created by clone itself, so every namespace the child
-   unshares afterwards is owned by it, as the runtime-spec expects.  */
+   the child.  A new user namespace is made first among those the child creates, so every
+   namespace it unshares afterwards is owned by it, as the runtime-spec expects.
+
+   Its owner is the host uid its root maps to, not host root: the kernel charges the per-user
+   counters of everything made inside (inotify instances, fanotify groups, user namespaces,
+   kernel/ucount.c inc_ucount) at each level up to the namespace's owner, so a container owned
+   by root could take all 128 inotify instances and fanotify groups of host root (and then
+   agentrt's own canary set-up of the next container failed).  The owner is the euid of the
+   process that creates the namespace, which the runtime cannot lend for the clone (it would
+   lose the capabilities that CLONE_INTO_CGROUP needs): the child, cloned as root, sets its euid
+   to that uid and unshares the user namespace itself (late_userns).  A new pid namespace is
+   then unshared after it (owned by it) and the init forked into it.  */
 #include <config.h>
 
 #include <errno.h>
@@ -14,6 +24,7 @@
 #include <unistd.h>
 
 #include "init/namespaces.h"
+#include "policy/policy.h"
 #include "utils.h"
 
 #ifndef CLONE_NEWTIME
@@ -58,19 +69,13 @@ plan_flags (struct ns_plan *p)
   static const int unshared[]
       = { SPEC_NS_MOUNT, SPEC_NS_NETWORK, SPEC_NS_IPC, SPEC_NS_UTS, SPEC_NS_CGROUP };
 
-  bool joins = false;
-
-  for (size_t i = 0; i < SPEC_NS_N; i++)
-    joins = joins || (i != SPEC_NS_USER && p->join_fd[i] >= 0);
-  /* Joining a namespace owned by the host's user namespace needs the host's capabilities, so a
-     new user namespace then comes after the joins (containerd's pods with hostUsers: false join
-     a network namespace made by CNI).  */
-  p->late_userns = p->new_ns[SPEC_NS_USER] && joins;
-  if (p->new_ns[SPEC_NS_USER] && !p->late_userns)
-    p->clone_flags |= CLONE_NEWUSER;
+  /* Always unshared by the child, as its owner (see above); after the joins, too: joining a
+     namespace owned by the host's user namespace needs the host's capabilities (containerd's
+     pods with hostUsers: false join a network namespace made by CNI).  */
+  p->late_userns = p->new_ns[SPEC_NS_USER];
   /* Entering a pid or time namespace only affects children, so then the child forks the init
-     once more.  A pid namespace made by clone would also belong to the runtime's user namespace
-     when the container joins another one.  */
+     once more.  A pid namespace made by clone would belong to the runtime's user namespace
+     when the container has another one.  */
   p->fork_init = p->join_fd[SPEC_NS_PID] >= 0 || p->join_fd[SPEC_NS_TIME] >= 0
                  || p->new_ns[SPEC_NS_TIME] || (p->new_ns[SPEC_NS_PID] && p->late_userns)
                  || (p->new_ns[SPEC_NS_PID] && p->join_fd[SPEC_NS_USER] >= 0);
@@ -79,6 +84,21 @@ plan_flags (struct ns_plan *p)
   for (size_t i = 0; i < ARRAY_SIZE (unshared); i++)
     if (p->new_ns[unshared[i]])
       p->unshare_flags |= spec_namespace_names[unshared[i]].clone_flag;
+}
+
+/* The host ids of the new user namespace's root, or of its first mapping when root is not
+   mapped.  */
+static void
+userns_owner (const struct spec_linux *l, struct ns_plan *p)
+{
+  p->userns_owner = l->n_uid_mappings ? l->uid_mappings[0].host_id : 0;
+  p->userns_group = l->n_gid_mappings ? l->gid_mappings[0].host_id : 0;
+  for (size_t i = 0; i < l->n_uid_mappings; i++)
+    if (l->uid_mappings[i].container_id == 0)
+      p->userns_owner = l->uid_mappings[i].host_id;
+  for (size_t i = 0; i < l->n_gid_mappings; i++)
+    if (l->gid_mappings[i].container_id == 0)
+      p->userns_group = l->gid_mappings[i].host_id;
 }
 
 int
@@ -106,6 +126,7 @@ namespaces_plan (const struct spec *s, struct ns_plan *p, ar_error_t *err)
       return -1;
     }
   plan_flags (p);
+  userns_owner (l, p);
   return 0;
 }
 
@@ -162,7 +183,15 @@ namespaces_join (const struct ns_plan *p, ar_error_t *err)
 int
 namespaces_unshare_user (const struct ns_plan *p, ar_error_t *err)
 {
-  if (p->late_userns && unshare (CLONE_NEWUSER) < 0)
+  if (!p->late_userns)
+    return 0;
+  /* The effective ids only: the real and saved ones stay root until the caller becomes the
+     namespace's root, and nothing runs in between but the unshare and the sync with the
+     runtime, which writes the maps.  */
+  if (setresgid (-1, p->userns_group, -1) < 0 || setresuid (-1, p->userns_owner, -1) < 0)
+    return ar_make_error (err, errno, "become uid %u, the user namespace's owner",
+                          (unsigned) p->userns_owner);
+  if (unshare (CLONE_NEWUSER) < 0)
     return ar_make_error (err, errno, "unshare user namespace");
   return 0;
 }
@@ -176,6 +205,27 @@ namespaces_unshare (const struct ns_plan *p, ar_error_t *err)
     return ar_make_error (err, errno, "unshare pid namespace");
   if (p->new_ns[SPEC_NS_TIME] && unshare (CLONE_NEWTIME) < 0)
     return ar_make_error (err, errno, "unshare time namespace");
+  return 0;
+}
+
+int
+namespaces_cap_fsnotify (const struct ns_plan *p, ar_error_t *err)
+{
+  static const char *const files[]
+      = { "/proc/sys/user/max_inotify_instances", "/proc/sys/user/max_fanotify_groups" };
+  char v[16];
+  int len = snprintf (v, sizeof v, "%d", POLICY_FSNOTIFY_MAX);
+
+  if (!p->late_userns || p->userns_owner == 0)
+    return 0;
+  for (size_t i = 0; i < ARRAY_SIZE (files); i++)
+    {
+      cleanup_close int fd = open (files[i], O_WRONLY | O_CLOEXEC);
+      if (fd < 0 && errno == ENOENT)
+        continue; /* a kernel without fanotify */
+      if (fd < 0 || write (fd, v, (size_t) len) != len)
+        return ar_make_error (err, errno, "user namespace: write `%s`", files[i]);
+    }
   return 0;
 }
 

@@ -19,8 +19,11 @@ struct ns_plan
   int unshare_flags;      /* what the child unshares after joining: mount, net, ipc, uts, cgroup */
   bool fork_init;         /* the init must be forked once more (new time ns, or a new pid ns
                              under a joined user ns) */
-  bool late_userns;       /* a new user ns made after joining the others (runc's nsexec order):
-                             made by clone, joining would need the host's capabilities */
+  bool late_userns;       /* a new user ns, made by the child with unshare after joining the
+                             others (runc's nsexec order: joining needs the host's capabilities)
+                             and as its owner (userns_owner) */
+  uid_t userns_owner;     /* the host ids that own a new user namespace: those of its root */
+  gid_t userns_group;
 };
 
 /* Validate linux.namespaces and the id maps, and open every `path`.  */
@@ -30,10 +33,16 @@ void namespaces_plan_release (struct ns_plan *p);
 /* Runtime side: write the maps of the child's new user namespace.  */
 int namespaces_write_id_maps (pid_t pid, const struct spec_linux *l, ar_error_t *err);
 /* Child side, in order: join by path (user first); with late_userns, unshare the user
-   namespace (the caller then has its maps written); then unshare the rest.  */
+   namespace as its owner (the caller then has its maps written and becomes its root); then
+   unshare the rest.  */
 int namespaces_join (const struct ns_plan *p, ar_error_t *err);
 int namespaces_unshare_user (const struct ns_plan *p, ar_error_t *err);
 int namespaces_unshare (const struct ns_plan *p, ar_error_t *err);
+/* Child side, as root of a new user namespace with an unprivileged owner: its own limits on
+   inotify instances and fanotify groups become POLICY_FSNOTIFY_MAX (the kernel counts them at
+   each level up to the owner; a workload without CAP_SYS_RESOURCE in the namespace cannot
+   raise them, one with it only up to the owner's).  */
+int namespaces_cap_fsnotify (const struct ns_plan *p, ar_error_t *err);
 /* Child side, in a new network namespace: bring `lo` up.  */
 int namespaces_loopback_up (const struct ns_plan *p, ar_error_t *err);
 /* Child side: a new time namespace's offsets (before the fork that enters it).  */

@@ -1,9 +1,9 @@
 /* The container init and the runtime's half of its setup.
 
    runtime (create)                         init (clone child)
-   clone(CLONE_NEWUSER|CLONE_NEWPID) ──────▶ non-dumpable, PDEATHSIG
-   ◀── MAPS_PLEASE                            (new user namespace)
-   write uid_map/gid_map ── MAPS_DONE ─────▶ become root of it, join/unshare namespaces
+   clone(CLONE_NEWPID without a userns) ───▶ non-dumpable, PDEATHSIG, join namespaces
+   ◀── MAPS_PLEASE                            euid := its owner, unshare(CLONE_NEWUSER)
+   write uid_map/gid_map ── MAPS_DONE ─────▶ become root of it, unshare the others
    ◀── INIT_PID (only when it forks again)   fork once more for a pid/time namespace
    ◀── HOOKS_PLEASE                          hostname, mounts
    prestart + createRuntime ── HOOKS_DONE ─▶ createContainer hooks, sysctl, pivot_root, …
@@ -25,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/keyctl.h>
-#include <linux/sched.h> /* struct clone_args, CLONE_INTO_CGROUP */
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -218,7 +217,7 @@ become_userns_root (const struct process_init_cfg *c, int sock, ar_error_t *err)
     return -1;
   if (setresgid (0, 0, 0) < 0 || setresuid (0, 0, 0) < 0)
     return ar_make_error (err, errno, "become root of the user namespace");
-  return 0;
+  return namespaces_cap_fsnotify (c->ns, err);
 }
 
 /* For a pid or time namespace entered after clone: fork the real init; this process reports
@@ -457,6 +456,22 @@ apply_creds_and_filters (const struct spec_process *p,
   return p->no_new_privileges ? install_filters (filters, sock, err) : 0;
 }
 
+/* Pass fds 3 … 3+n-1 on; every other inherited fd closes at execve (CVE-2024-21626).  Done
+   before the seccomp filters go on: linux.seccomp may be an allowlist written before
+   close_range existed (Docker's and containerd's older profiles), which would refuse it, and
+   the process must not depend on the workload's profile for its own hygiene.  Whatever the
+   process opens afterwards is O_CLOEXEC already.  */
+static int
+prepare_fds (int n, ar_error_t *err)
+{
+  for (int fd = 3; fd < 3 + n; fd++)
+    if (fcntl (fd, F_SETFD, 0) < 0)
+      return ar_make_error (err, errno, "pass fd %d to the container", fd);
+  if (syscall (SYS_close_range, 3 + n, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+    return ar_make_error (err, errno, "mark inherited fds close-on-exec");
+  return 0;
+}
+
 /* Everything up to the point where the init waits for `start`, in order.  */
 static int
 init_setup (const struct process_init_cfg *c, int sock, struct init_states *st, char **exe,
@@ -474,14 +489,12 @@ init_setup (const struct process_init_cfg *c, int sock, struct init_states *st, 
           .overlay = c->overlay_fd >= 0,
           .overlay_fd = c->overlay_fd };
 
-  /* runc's order: join, then (a late) new user namespace and its maps, then the rest.  */
-  if ((!c->ns->late_userns && become_userns_root (c, sock, err) < 0)
-      || namespaces_join (c->ns, err) < 0 || namespaces_unshare_user (c->ns, err) < 0
-      || (c->ns->late_userns && become_userns_root (c, sock, err) < 0)
-      || namespaces_unshare (c->ns, err) < 0 || namespaces_loopback_up (c->ns, err) < 0
-      || fork_real_init (c, sock, err) < 0 || new_session (err) < 0
-      || namespaces_set_uts (s, c->ns, err) < 0 || rootfs_prepare (&rc, err) < 0
-      || run_runtime_hooks (sock, st, err) < 0)
+  /* runc's order: join, then a new user namespace and its maps, then the rest.  */
+  if (namespaces_join (c->ns, err) < 0 || namespaces_unshare_user (c->ns, err) < 0
+      || become_userns_root (c, sock, err) < 0 || namespaces_unshare (c->ns, err) < 0
+      || namespaces_loopback_up (c->ns, err) < 0 || fork_real_init (c, sock, err) < 0
+      || new_session (err) < 0 || namespaces_set_uts (s, c->ns, err) < 0
+      || rootfs_prepare (&rc, err) < 0 || run_runtime_hooks (sock, st, err) < 0)
     return -1;
   if (hooks_run (&s->hooks[SPEC_HOOK_CREATE_CONTAINER], "createContainer", st->creating, err) < 0
       || namespaces_apply_sysctl (s, c->ns, err) < 0 || rootfs_pivot (&rc, err) < 0
@@ -491,24 +504,12 @@ init_setup (const struct process_init_cfg *c, int sock, struct init_states *st, 
       || rlimits_apply (&s->process, err) < 0 || join_session_keyring (c, err) < 0
       || enter_cwd (s->process.cwd, err) < 0
       || process_find_executable (s->process.args.v[0], c->env, exe, err) < 0
-      || check_passed_fds (c->extra_fds, err) < 0)
+      || check_passed_fds (c->extra_fds, err) < 0 || prepare_fds (c->extra_fds, err) < 0)
     return -1;
   /* The identity switch, capabilities and filters come before the wait, as in runc, so that
      their failures are create's; startContainer hooks then run with the workload's
      credentials, filtered.  */
   return apply_creds_and_filters (&s->process, c->filters, sock, err);
-}
-
-/* Pass fds 3 … 3+n-1 on; every other inherited fd closes at execve (CVE-2024-21626).  */
-static int
-prepare_fds (int n, ar_error_t *err)
-{
-  for (int fd = 3; fd < 3 + n; fd++)
-    if (fcntl (fd, F_SETFD, 0) < 0)
-      return ar_make_error (err, errno, "pass fd %d to the container", fd);
-  if (syscall (SYS_close_range, 3 + n, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
-    return ar_make_error (err, errno, "mark inherited fds close-on-exec");
-  return 0;
 }
 
 static void __attribute__ ((noreturn))
@@ -518,8 +519,7 @@ init_after_start (const struct process_init_cfg *c, const struct init_states *st
   cleanup_free char *text = NULL;
   const struct spec *s = c->spec;
 
-  if (hooks_run (&s->hooks[SPEC_HOOK_START_CONTAINER], "startContainer", st->created, &err) == 0
-      && prepare_fds (c->extra_fds, &err) == 0)
+  if (hooks_run (&s->hooks[SPEC_HOOK_START_CONTAINER], "startContainer", st->created, &err) == 0)
     {
       execve (exe, s->process.args.v, c->env);
       exec_error (&err, errno, exe);
@@ -673,28 +673,17 @@ parent_step (const struct process_init_cfg *c, int sock, struct spawn *sp, struc
     }
 }
 
-/* A child of ours, like fork() or clone(flags): with cgroup_fd >= 0 it is born in that cgroup2
-   directory (clone3's CLONE_INTO_CGROUP, Linux 5.7), which moving it there afterwards would
-   cost an RCU grace period.  flags: namespaces only; the exit signal is SIGCHLD.  */
+/* A child of ours (ar_clone): with cgroup_fd >= 0 it is born in that cgroup2 directory.  */
 static pid_t
 clone_child (unsigned long flags, int cgroup_fd, ar_error_t *err)
 {
-  struct clone_args a = { .flags = flags, .exit_signal = SIGCHLD };
-  long pid;
+  pid_t pid = ar_clone (flags, cgroup_fd);
 
-  if (cgroup_fd < 0)
-    pid = syscall (SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
-  else
-    {
-      a.flags |= CLONE_INTO_CGROUP;
-      a.cgroup = (__u64) cgroup_fd;
-      pid = syscall (SYS_clone3, &a, sizeof a);
-    }
   if (pid < 0)
     return ar_make_error (err, errno, "%s",
                           cgroup_fd < 0 ? "clone"
                                         : "clone3 into the container's cgroup2 directory");
-  return (pid_t) pid;
+  return pid;
 }
 
 /* The runtime's half of the protocol; returns 0 once the init is READY.  */
@@ -847,9 +836,8 @@ static void __attribute__ ((noreturn)) exec_main (const struct process_exec_cfg 
   if (check_passed_fds (c->extra_fds, &err) < 0
       || close_fds_except (3 + (unsigned) c->extra_fds, keep, 1, &err) < 0)
     child_fail (sock, &err);
-  if (exec_setup (c, sock, &exe, &err) < 0
-      || apply_creds_and_filters (c->proc, c->filters, sock, &err) < 0
-      || prepare_fds (c->extra_fds, &err) < 0)
+  if (exec_setup (c, sock, &exe, &err) < 0 || prepare_fds (c->extra_fds, &err) < 0
+      || apply_creds_and_filters (c->proc, c->filters, sock, &err) < 0)
     child_fail (sock, &err);
   (void) prctl (PR_SET_PDEATHSIG, 0);
   execve (exe, c->proc->args.v, c->env);

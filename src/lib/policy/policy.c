@@ -161,9 +161,10 @@ const char *
 policy_handler_name (enum sc_handler h)
 {
   static const char *const names[] = {
-    [SH_NONE] = "none",       [SH_DENY] = "deny",         [SH_UNAME] = "uname",
-    [SH_SYSINFO] = "sysinfo", [SH_AFFINITY] = "affinity", [SH_EXEC] = "exec",
-    [SH_CONNECT] = "connect", [SH_BIND] = "bind",         [SH_UNKNOWN] = "unknown",
+    [SH_NONE] = "none",         [SH_DENY] = "deny",         [SH_UNAME] = "uname",
+    [SH_SYSINFO] = "sysinfo",   [SH_AFFINITY] = "affinity", [SH_EXEC] = "exec",
+    [SH_CONNECT] = "connect",   [SH_BIND] = "bind",         [SH_UNKNOWN] = "unknown",
+    [SH_FSNOTIFY] = "fsnotify",
   };
   return (size_t) h < sizeof names / sizeof names[0] ? names[h] : "?";
 }

@@ -43,9 +43,17 @@ enum sc_handler
   SH_EXEC,     /* execve/execveat: audit path and argv, then the kernel runs it */
   SH_CONNECT,  /* connect: audit the address (the egress broker's place) */
   SH_BIND,     /* bind: audit the address */
+  SH_FSNOTIFY, /* inotify_init*, fanotify_init: a cap on the container's live instances */
   SH_UNKNOWN,  /* a number the table does not name: ENOSYS, audit */
   SH__N,
 };
+
+/* Live inotify instances, and fanotify groups, one container may hold.  The kernel's limit
+   (fs.inotify.max_user_instances, user.max_fanotify_groups: 128 each) is per user and shared
+   with every process of that user on the host; a container must not take all of it.  A
+   container with a user namespace of its own gets this as its namespace's limit (the kernel
+   counts, namespaces.c); for the rest the supervisor counts (handlers/fsnotify.c).  */
+#define POLICY_FSNOTIFY_MAX 32
 
 /* BPF conditions of allow-if entries, on scalar arguments only.  */
 enum sc_cond

@@ -70,6 +70,8 @@ const struct sc_entry sc_generic_entries[] = {
   SUPERVISE (execveat, SH_EXEC, SEV_INFO, "audit-exec"),
   SUPERVISE (connect, SH_CONNECT, SEV_INFO, "audit-connect"),
   SUPERVISE (bind, SH_BIND, SEV_INFO, "audit-bind"),
+  SUPERVISE (inotify_init1, SH_FSNOTIFY, SEV_WARN, "limit-fsnotify"),
+  SUPERVISE (fanotify_init, SH_FSNOTIFY, SEV_WARN, "limit-fsnotify"),
 
   /* errno: clone3's flags live in memory BPF cannot read; ENOSYS makes libc fall back to
      clone, whose flags it can.  */
@@ -104,7 +106,6 @@ const struct sc_entry sc_generic_entries[] = {
   ALLOW (faccessat2),
   ALLOW (fadvise64),
   ALLOW (fallocate),
-  ALLOW (fanotify_init),
   ALLOW (fanotify_mark),
   ALLOW (fchdir),
   ALLOW (fchmod),
@@ -156,7 +157,6 @@ const struct sc_entry sc_generic_entries[] = {
   ALLOW (getuid),
   ALLOW (getxattr),
   ALLOW (inotify_add_watch),
-  ALLOW (inotify_init1),
   ALLOW (inotify_rm_watch),
   ALLOW (io_cancel),
   ALLOW (io_destroy),

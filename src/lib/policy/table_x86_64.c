@@ -29,6 +29,9 @@ static const struct sc_entry x86_64_entries[] = {
   DENY_OBSOLETE (ustat),
   DENY_OBSOLETE (vserver),
 
+  /* supervise: the old inotify_init, counted with inotify_init1 (table_generic.c).  */
+  SUPERVISE (inotify_init, SH_FSNOTIFY, SEV_WARN, "limit-fsnotify"),
+
   /* allow: the pre-*at path calls and the rest of the old ABI libc still uses.  fork and
      vfork take no flags, so they cannot ask for namespaces.  */
   ALLOW (access),
@@ -46,7 +49,6 @@ static const struct sc_entry x86_64_entries[] = {
   ALLOW (get_thread_area),
   ALLOW (getdents),
   ALLOW (getpgrp),
-  ALLOW (inotify_init),
   ALLOW (lchown),
   ALLOW (link),
   ALLOW (lstat),

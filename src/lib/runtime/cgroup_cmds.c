@@ -12,6 +12,7 @@
 #include "cgroups/cgroup.h"
 #include "runtime/container_internal.h"
 #include "spec/spec.h"
+#include "supervisor/supervisor.h"
 #include "utils.h"
 
 static int
@@ -22,6 +23,9 @@ load_cgroup (const struct state *s, struct cgroup *cg, ar_error_t *err)
   return cgroup_from_dirs (s->cgroup_dirs, cg, err);
 }
 
+/* On cgroup v2 the supervisor lives in a child of the container's cgroup (cgroup.h:
+   cgroup_run_accounted), which a freeze would stop with it: it waits outside while the
+   container is paused.  */
 static int
 freeze (const struct ar_globals *g, const char *id, bool pause, ar_error_t *err)
 {
@@ -29,6 +33,8 @@ freeze (const struct ar_globals *g, const char *id, bool pause, ar_error_t *err)
   cleanup_close int dirfd = -1;
   enum state_status from = pause ? STATE_RUNNING : STATE_PAUSED;
   struct cgroup cg;
+  pid_t sv[4];
+  size_t n;
   int r;
 
   if (container_load_locked (g, id, true, &dirfd, &s, err) < 0)
@@ -39,7 +45,14 @@ freeze (const struct ar_globals *g, const char *id, bool pause, ar_error_t *err)
                           state_status_name (from));
   if (load_cgroup (s, &cg, err) < 0)
     return -1;
-  r = cgroup_freeze (&cg, pause, err);
+  n = supervisor_pids (s->sv_pid, s->sv_start, sv, ARRAY_SIZE (sv));
+  r = pause ? cgroup_supervisor_park (&cg, sv, n, true, err) : 0;
+  if (r == 0)
+    r = cgroup_freeze (&cg, pause, err);
+  if (r == 0 && !pause)
+    r = cgroup_supervisor_park (&cg, sv, n, false, err);
+  else if (r < 0 && pause)
+    (void) cgroup_supervisor_park (&cg, sv, n, false, NULL);
   cgroup_release (&cg);
   if (r < 0)
     return -1;

@@ -279,12 +279,20 @@ cap_tmpfs_mounts (struct spec *s, unsigned long long bytes)
     {
       struct spec_mount *m = &s->mounts[i];
       bool skip = m->type == NULL || strcmp (m->type, "tmpfs") != 0;
+      bool inodes = false;
       for (size_t k = 0; !skip && k < m->options.n; k++)
-        skip = strcmp (m->options.v[k], "ro") == 0 || ar_str_has_prefix (m->options.v[k], "size=");
+        {
+          skip
+              = strcmp (m->options.v[k], "ro") == 0 || ar_str_has_prefix (m->options.v[k], "size=");
+          inodes = inodes || ar_str_has_prefix (m->options.v[k], "nr_inodes=");
+        }
       if (skip)
         continue;
-      m->options.v = xrealloc (m->options.v, (m->options.n + 2) * sizeof (char *));
+      m->options.v = xrealloc (m->options.v, (m->options.n + 3) * sizeof (char *));
       m->options.v[m->options.n++] = xasprintf ("size=%llu", bytes);
+      /* Inodes hold kernel memory that size does not count (ephemeral.h).  */
+      if (!inodes)
+        m->options.v[m->options.n++] = xasprintf ("nr_inodes=%llu", ephemeral_nr_inodes (bytes));
       m->options.v[m->options.n] = NULL;
     }
 }
@@ -613,6 +621,23 @@ limit_dirs (const struct cgroup *cg)
   return (struct vfiles_cgroup){ cg->memory, cg->cpu, cg->cpuset };
 }
 
+/* The supervisor is born in the container's CPU accounting, never in its freezer
+   (cgroup_run_accounted).  */
+struct sv_start_args
+{
+  struct supervisor_cfg *sc;
+  pid_t *pid, *worker;
+};
+
+static int
+sv_start_fn (void *data, int cgroup_fd, ar_error_t *err)
+{
+  struct sv_start_args *a = data;
+
+  a->sc->cgroup_fd = cgroup_fd;
+  return supervisor_start (a->sc, a->pid, a->worker, err);
+}
+
 static int
 start_supervisor (struct create_ctx *c, pid_t init, int listener, bool trace, ar_error_t *err)
 {
@@ -638,7 +663,11 @@ start_supervisor (struct create_ctx *c, pid_t init, int listener, bool trace, ar
                                .n_canaries = c->eph.n_canaries,
                                .journal_fd = c->journal_fd };
 
-  if (supervisor_start (&sc, &c->sv_pid, &c->st->sv_worker, err) < 0)
+  struct sv_start_args a = { &sc, &c->sv_pid, &c->st->sv_worker };
+
+  /* Its user namespace's own limit caps the container's inotify instances (namespaces.c).  */
+  sc.fsnotify_by_kernel = c->ns.new_ns[SPEC_NS_USER] && c->ns.userns_owner != 0;
+  if (cgroup_run_accounted (&c->cg, sv_start_fn, &a, err) < 0)
     return -1;
   c->st->sv_pid = c->sv_pid;
   c->st->sv_start = state_proc_start_time (c->sv_pid);
@@ -649,8 +678,8 @@ start_supervisor (struct create_ctx *c, pid_t init, int listener, bool trace, ar
 
 /* The init is born in the container's cgroups: the runtime moves itself there for the clone
    and back at once, so the init is never outside them, not even before it unshares its cgroup
-   namespace (whose root is then the container's cgroup).  The supervisor, forked later, stays
-   out: pause must not freeze it.  */
+   namespace (whose root is then the container's cgroup).  The supervisor, forked later, goes
+   into its CPU accounting only (start_supervisor): pause must not freeze it.  */
 struct spawn_args
 {
   struct create_ctx *c;
@@ -985,6 +1014,11 @@ signal_all (const struct state *s, int sig, ar_error_t *err)
     return signal_pidns (s, sig, err);
   if (cgroup_from_dirs (s->cgroup_dirs, &cg, err) < 0)
     return -1;
+  /* On cgroup v2 cgroup.kill would take the supervisor too (it lives in a child of the
+     container's cgroup), which its watchdog could see as its worker's death and record as an
+     alert: it is stopped first, as delete does, since nothing is left for it to serve.  */
+  if (sig == SIGKILL && cg.layout == CGROUP_V2)
+    supervisor_stop (s->sv_pid, s->sv_start);
   r = cgroup_signal_all (&cg, sig, err);
   cgroup_release (&cg);
   return r;
@@ -1058,6 +1092,10 @@ ar_container_kill (const struct ar_globals *g, const char *id, int sig, bool all
     return ar_make_error (err, 0, "cannot kill container `%s`: container not running", id);
   if (signal_container (s, sig, all, err) < 0)
     return -1;
+  /* On cgroup v2 signal_all stopped the supervisor (agentrt's own stop marks no end): that was
+     no loss.  A supervisor still alive ends by itself and says so.  */
+  if (all && sig == SIGKILL && !supervisor_alive (s->sv_pid, s->sv_start))
+    supervisor_mark_end (dirfd);
   if (sig == SIGKILL && s->status == STATE_PAUSED)
     thaw_killed (s);
   return 0;

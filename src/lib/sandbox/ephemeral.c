@@ -57,6 +57,13 @@ fs_mount (int fsfd, const char *what, ar_error_t *err)
   return fd;
 }
 
+unsigned long long
+ephemeral_nr_inodes (unsigned long long bytes)
+{
+  /* 0 would mean no limit at all.  */
+  return bytes < EPHEMERAL_BYTES_PER_INODE ? 1 : bytes / EPHEMERAL_BYTES_PER_INODE;
+}
+
 /* The tmpfs of the upper layer, with upper/ shaped like the rootfs's own "/" (the overlay's
    root shows the upper directory's owner and mode) and work/.  */
 static int
@@ -64,13 +71,15 @@ make_tmpfs (const struct ephemeral_cfg *c, ar_error_t *err)
 {
   cleanup_close int fsfd = fs_open ("tmpfs", err);
   cleanup_close int mnt = -1;
-  char size[32];
+  char size[32], inodes[32];
   struct stat root;
 
   if (fsfd < 0)
     return -1;
   snprintf (size, sizeof size, "%llu", c->disk_bytes);
-  if ((c->disk_bytes && fs_set (fsfd, "size", size) < 0) || fs_set (fsfd, "mode", "0700") < 0)
+  snprintf (inodes, sizeof inodes, "%llu", ephemeral_nr_inodes (c->disk_bytes));
+  if ((c->disk_bytes && (fs_set (fsfd, "size", size) < 0 || fs_set (fsfd, "nr_inodes", inodes) < 0))
+      || fs_set (fsfd, "mode", "0700") < 0)
     return fs_error (fsfd, errno, "tmpfs size", err);
   mnt = fs_mount (fsfd, "tmpfs", err);
   if (mnt < 0)

@@ -33,6 +33,17 @@ struct ephemeral_cfg
   gid_t root_gid;
 };
 
+/* A tmpfs capped at `bytes` also gets one inode per EPHEMERAL_BYTES_PER_INODE of them (tmpfs's
+   own default is half the machine's pages, 3 million here, whatever the size).  An empty file
+   costs no block but holds kernel memory, measured on this kernel: ~0.95 KiB of inode and
+   dentry on the tmpfs, ~2 KiB with the overlay's own on top (the overlay's are reclaimable).
+   2 KiB per inode keeps what inodes can hold to about the cap again, charged to the
+   container's memory cgroup; real trees use far fewer inodes per byte (a tmpfs copy of npm's
+   node_modules: 7.4 KiB per inode, Python's stdlib 20 KiB, dist-packages 14 KiB; every
+   non-empty file takes at least a 4 KiB page), so their size runs out first.  */
+#define EPHEMERAL_BYTES_PER_INODE 2048ULL
+unsigned long long ephemeral_nr_inodes (unsigned long long bytes);
+
 int ephemeral_make (const struct ephemeral_cfg *c, struct ephemeral *out, ar_error_t *err);
 void ephemeral_release (struct ephemeral *e);
 

@@ -332,6 +332,9 @@ agent_edits (struct edits *e, const struct ar_jnode *root)
   set_default (e, root, "linux/resources/pids/limit", xstrdup ("256"));
   edits_add (e, "annotations/io.agentrt.profile", xstrdup ("\"agent\""));
   set_default (e, root, "annotations/io.agentrt.ephemeral", xstrdup ("\"true\""));
+  /* Below the memory limit: the writable layer is a tmpfs charged to the container's memory,
+     so a full disk must be ENOSPC, not an OOM kill (--disk and the annotation still win).  */
+  set_default (e, root, "annotations/io.agentrt.disk", xstrdup ("\"256m\""));
   set_default (e, root, "annotations/io.agentrt.timeout", xstrdup ("\"10m\""));
 }
 

@@ -30,8 +30,8 @@ bool profile_edits_any (const struct profile_edits *e);
    has one with mappings), a new network namespace (loopback only), every capability dropped,
    noNewPrivileges, a writable root (over the ephemeral upper layer), cgroup mounts dropped (not
    mountable from a user namespace), the usual masked and read-only /proc paths, memory 512m, 1 cpu,
-   256 pids unless set, and the annotations io.agentrt.ephemeral=true and io.agentrt.timeout=10m
-   unless set.  */
+   256 pids unless set, and the annotations io.agentrt.ephemeral=true, io.agentrt.timeout=10m and
+   io.agentrt.disk=256m (the writable layer) unless set.  */
 int profile_apply (const char *text, const struct profile_edits *e, char **out, ar_error_t *err);
 
 #endif

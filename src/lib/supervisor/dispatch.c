@@ -12,7 +12,7 @@ static const sv_handler_fn handlers[SH__N] = {
   [SH_UNAME] = sv_handle_uname,       [SH_SYSINFO] = sv_handle_sysinfo,
   [SH_AFFINITY] = sv_handle_affinity, [SH_EXEC] = sv_handle_exec,
   [SH_CONNECT] = sv_handle_connect,   [SH_BIND] = sv_handle_bind,
-  [SH_UNKNOWN] = sv_handle_unknown,
+  [SH_UNKNOWN] = sv_handle_unknown,   [SH_FSNOTIFY] = sv_handle_fsnotify,
 };
 
 /* A call that reaches us although its entry says allow means the filter and the table

@@ -143,6 +143,20 @@ watchdog_stop (const struct watchdog *w, const struct signalfd_siginfo *si)
   bool ours = si->ssi_code == SI_QUEUE && si->ssi_int == STOP_COOKIE;
   bool running = !init_exited (w->init_pidfd);
 
+  /* Recorded, and the end marked, before the kill: on cgroup v2 the supervisor is inside the
+     cgroup it kills.  Stopped by agentrt, whose command marks the end should the state outlive
+     it (supervisor_mark_end): no write of ours in its wait.  */
+  if (!ours)
+    {
+      if (running)
+        {
+          cleanup_free char *detail
+              = xasprintf ("stopped by signal %u from pid %u: the container is killed",
+                           si->ssi_signo, si->ssi_pid);
+          watchdog_alert (w, "supervisor-stopped", detail);
+        }
+      (void) sv_mark_end (w->dirfd, "supervisor-stopped");
+    }
   if (ours)
     (void) syscall (SYS_pidfd_send_signal, w->init_pidfd, SIGKILL, NULL, 0);
   else
@@ -152,17 +166,7 @@ watchdog_stop (const struct watchdog *w, const struct signalfd_siginfo *si)
       kill (w->worker, SIGKILL);
       (void) waitpid (w->worker, NULL, 0);
     }
-  if (running && !ours)
-    {
-      cleanup_free char *detail = xasprintf (
-          "stopped by signal %u from pid %u: the container is killed", si->ssi_signo, si->ssi_pid);
-      watchdog_alert (w, "supervisor-stopped", detail);
-    }
-  /* Stopped by agentrt, whose command marks the end should the state outlive it
-     (supervisor_mark_end): no write of ours in its wait.  */
-  if (ours)
-    _exit (EXIT_SUCCESS);
-  watchdog_exit (w, EXIT_SUCCESS, "supervisor-stopped");
+  _exit (EXIT_SUCCESS);
 }
 
 /* The deadline, on CLOCK_BOOTTIME: time a suspended machine slept counts, as on a wall clock.
@@ -193,6 +197,7 @@ on_deadline (const struct watchdog *w, int *tfd)
   /* An init that has exited stopped by itself; what it left in the cgroups is killed anyway.  */
   if (init_exited (w->init_pidfd))
     {
+      (void) sv_mark_end (w->dirfd, "exit"); /* before the kill, which on v2 takes us along */
       sv_kill_container (w->c, w->init_pidfd);
       return;
     }
@@ -200,6 +205,7 @@ on_deadline (const struct watchdog *w, int *tfd)
       = xasprintf ("the deadline of %lld ms has passed: the container is killed", w->c->timeout_ms);
   sv_stop_reason (w->dirfd, "timeout");
   audit_record (w->dirfd, w->c->id, w->c->audit_path, "timeout", detail, "warn");
+  (void) sv_mark_end (w->dirfd, "timeout"); /* before the kill, which on v2 takes us along */
   sv_kill_container (w->c, w->init_pidfd);
 }
 
@@ -236,11 +242,13 @@ static void __attribute__ ((noreturn)) worker_stopped (const struct watchdog *w,
       = xasprintf ("the worker (pid %d) was stopped by signal %d: the container is killed",
                    (int) w->worker, WSTOPSIG (status));
 
+  /* Recorded, and the end marked, before the kill (on cgroup v2 it takes us along).  */
   watchdog_alert (w, "supervisor-stopped", detail);
+  (void) sv_mark_end (w->dirfd, "supervisor-stopped");
   sv_kill_container (w->c, w->init_pidfd);
   kill (w->worker, SIGKILL);
   (void) waitpid (w->worker, NULL, 0);
-  watchdog_exit (w, EXIT_FAILURE, "supervisor-stopped");
+  _exit (EXIT_FAILURE);
 }
 
 /* What the worker's SIGCHLD says: a clean exit (the container is over), a stop, or a death.  */
@@ -255,11 +263,16 @@ check_worker (const struct watchdog *w)
     worker_stopped (w, status);
   if (WIFEXITED (status) && WEXITSTATUS (status) == 0)
     watchdog_exit (w, EXIT_SUCCESS, "exit");
-  sv_kill_container (w->c, w->init_pidfd);
+  /* Recorded, and the end marked, before the kill (on cgroup v2 it takes us along).  */
   if (WIFEXITED (status) && WEXITSTATUS (status) == SUPERVISOR_EXIT_RECORDED)
-    watchdog_exit (w, EXIT_FAILURE, "recorded by the worker");
-  audit_died (w, status);
-  watchdog_exit (w, EXIT_FAILURE, "supervisor-died");
+    (void) sv_mark_end (w->dirfd, "recorded by the worker");
+  else
+    {
+      audit_died (w, status);
+      (void) sv_mark_end (w->dirfd, "supervisor-died");
+    }
+  sv_kill_container (w->c, w->init_pidfd);
+  _exit (EXIT_FAILURE);
 }
 
 static void __attribute__ ((noreturn)) watchdog_loop (struct watchdog *w, int sfd, int tfd)
@@ -434,7 +447,7 @@ supervisor_start (const struct supervisor_cfg *c, pid_t *pid, pid_t *worker, ar_
 
   if (pipe2 (p, O_CLOEXEC) < 0)
     return ar_make_error (err, errno, "supervisor: pipe");
-  watchdog = fork ();
+  watchdog = ar_clone (0, c->cgroup_fd);
   if (watchdog < 0)
     {
       close (p[0]);
@@ -473,6 +486,29 @@ int
 supervisor_attach (int dirfd, const char *id, int notify_fd, pid_t pid, ar_error_t *err)
 {
   return control_send_attach (dirfd, id, notify_fd, pid, err);
+}
+
+size_t
+supervisor_pids (pid_t pid, unsigned long long start, pid_t *out, size_t max)
+{
+  cleanup_free char *path = xasprintf ("/proc/%d/task/%d/children", (int) pid, (int) pid);
+  cleanup_free char *text = NULL;
+  char *save = NULL;
+  size_t n = 0;
+
+  if (max == 0 || !supervisor_alive (pid, start))
+    return 0;
+  out[n++] = pid;
+  /* The watchdog is single-threaded and its only child is the worker.  */
+  if (ar_read_file (path, 4096, &text, NULL, NULL) < 0)
+    return n;
+  for (char *w = strtok_r (text, " \n", &save); w && n < max; w = strtok_r (NULL, " \n", &save))
+    {
+      long long v;
+      if (ar_parse_int64 (w, 1, INT_MAX, &v))
+        out[n++] = (pid_t) v;
+    }
+  return n;
 }
 
 bool

@@ -86,6 +86,10 @@ struct supervisor_cfg
   size_t n_canaries;
   int journal_fd; /* the container's journal (state/journal.h), where the watchdog records
                      itself before anything else, or -1 */
+  int cgroup_fd;  /* a cgroup2 directory to start in (cgroup_run_accounted), or -1 */
+  /* The container's user namespace has an unprivileged owner and caps its inotify instances
+     and fanotify groups (namespaces.c): the supervisor need not count them.  */
+  bool fsnotify_by_kernel;
 };
 
 /* Fork the supervisor and wait until it serves (its control socket exists); *pid is the
@@ -98,6 +102,9 @@ int supervisor_attach (int dirfd, const char *id, int notify_fd, pid_t pid, ar_e
 
 /* Is the supervisor (watchdog pid, start time) still alive?  */
 bool supervisor_alive (pid_t pid, unsigned long long start);
+
+/* Its processes (the watchdog first, then the worker), at most `max`; 0 if it is gone.  */
+size_t supervisor_pids (pid_t pid, unsigned long long start, pid_t *out, size_t max);
 
 /* Stop it (delete): SIGTERM to the watchdog, which takes the worker with it; waits up to a
    second, then SIGKILL and up to a second more.  It marks no end (that write would be in the

@@ -43,6 +43,8 @@ struct sv
   uint64_t host_netns;      /* netns cookies: ours (the caller's, with a route)… */
   uint64_t container_netns; /* …and the container's (loopback only) */
   atomic_uint brokers;      /* connects in progress in threads of their own */
+  char *const *cgroup_dirs; /* the container's, or NULL */
+  bool fsnotify_by_kernel;  /* its user namespace caps its inotify instances (fsnotify.c) */
 };
 
 /* An audit record decided while a call is handled and written once the answer has been sent
@@ -139,6 +141,7 @@ void sv_handle_affinity (struct sv_call *c);
 void sv_handle_exec (struct sv_call *c);
 void sv_handle_connect (struct sv_call *c);
 void sv_handle_bind (struct sv_call *c);
+void sv_handle_fsnotify (struct sv_call *c);
 
 /* The egress broker (handlers/egress.c): connect when an allowlist is set.  */
 void sv_egress_connect (struct sv_call *c, const void *addr, size_t len, const char *args_json);

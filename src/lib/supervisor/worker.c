@@ -272,7 +272,8 @@ serve_notify_fd (struct sv_fd *f, int init_pidfd)
   ar_error_release (&err);
   sv_stop_reason (the_sv.state_dirfd, "supervisor-failed");
   sv_audit_event (&the_sv, "supervisor-failed", "alert", detail);
-  kill_container (init_pidfd);
+  (void) sv_mark_end (the_sv.state_dirfd, "supervisor-failed");
+  kill_container (init_pidfd); /* last: on cgroup v2 it takes the supervisor along */
   _exit (SUPERVISOR_EXIT_RECORDED);
 }
 
@@ -337,6 +338,8 @@ setup (const struct supervisor_cfg *c, int init_pidfd, int *ctl, int *sfd, int *
   the_sv.nr_cpu_ids = host_nr_cpu_ids ();
   the_sv.cpumask_bytes = host_cpumask_bytes ();
   the_sv.egress = c->egress;
+  the_sv.cgroup_dirs = c->cgroup_dirs;
+  the_sv.fsnotify_by_kernel = c->fsnotify_by_kernel;
   pthread_mutex_init (&the_sv.audit_lock, NULL);
   sigemptyset (&set);
   sigaddset (&set, SIGTERM);
@@ -529,9 +532,10 @@ static void __attribute__ ((noreturn)) on_signal (const struct signalfd_siginfo 
       detail = xasprintf ("stopped by signal %u from pid %u: the container is killed",
                           si->ssi_signo, si->ssi_pid);
       worker_alert ("supervisor-stopped", detail);
+      (void) sv_mark_end (the_sv.state_dirfd, "supervisor-stopped");
     }
-  kill_container (init_pidfd);
   sv_audit_tick (&the_sv);
+  kill_container (init_pidfd); /* last: on cgroup v2 it takes the supervisor along */
   _exit (lost ? EXIT_FAILURE : SUPERVISOR_EXIT_RECORDED);
 }
 
@@ -565,10 +569,10 @@ check_watchdog (int init_pidfd)
   detail = xasprintf ("the watchdog (pid %d) is stopped: the container is killed", (int) watchdog);
   worker_alert ("supervisor-stopped", detail);
   (void) sv_mark_end (the_sv.state_dirfd, "supervisor-stopped");
-  kill_container (init_pidfd);
-  if (getppid () == watchdog) /* still our parent, so still that process */
-    kill (watchdog, SIGKILL);
   sv_audit_tick (&the_sv);
+  kill_container (init_pidfd); /* on cgroup v2 it takes the supervisor along */
+  if (getppid () == watchdog)  /* still our parent, so still that process */
+    kill (watchdog, SIGKILL);
   _exit (SUPERVISOR_EXIT_RECORDED);
 }
 
