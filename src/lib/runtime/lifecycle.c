@@ -1163,6 +1163,19 @@ ar_container_delete (const struct ar_globals *g, const char *id, bool force, ar_
   return delete_locked (g, dirfd, s, force, err);
 }
 
+/* The supervisor writes its last audit records (aggregates, the alert count) once the
+   container has ended, and exits: run returns after that, so that the log and `state` are
+   complete.  Bounded: a process left behind (outside the init's pid namespace) keeps it
+   serving.  */
+static void
+wait_supervisor (const struct ar_globals *g, const char *id)
+{
+  cleanup_state struct state *s = NULL;
+
+  if (container_load_locked (g, id, false, NULL, &s, NULL) == 0)
+    supervisor_wait (s->sv_pid, s->sv_start, 2000);
+}
+
 static int
 run_foreground (const struct ar_globals *g, const char *id, const struct ar_create_opts *o, int sfd,
                 ar_error_t *err)
@@ -1183,6 +1196,8 @@ run_foreground (const struct ar_globals *g, const char *id, const struct ar_crea
     return 0;
   status = console >= 0 ? console_proxy_wait (console, sfd, pid, err)
                         : wait_forwarding (sfd, pid, err);
+  if (status >= 0)
+    wait_supervisor (g, id);
   if (status < 0 || o->keep)
     return status;
   if (ar_container_delete (g, id, true, &derr) < 0)

@@ -114,6 +114,17 @@ init_exited (int init_pidfd)
   return poll (&p, 1, 0) == 1;
 }
 
+static void
+wait_worker (pid_t worker, int ms)
+{
+  cleanup_close int pidfd = (int) syscall (SYS_pidfd_open, worker, 0);
+  struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+  if (pidfd >= 0)
+    while (poll (&p, 1, ms) < 0 && errno == EINTR)
+      ;
+}
+
 /* SIGTERM.  The init is killed whoever sent it: the container must never go on without its
    supervisor (fail closed); after delete it is dead already, and a failed create has just
    killed it.  A stop that is not agentrt's while the container runs is an alert.  */
@@ -128,6 +139,11 @@ watchdog_stop (const struct supervisor_cfg *c, pid_t worker, int init_pidfd,
     (void) syscall (SYS_pidfd_send_signal, init_pidfd, SIGKILL, NULL, 0);
   else
     sv_kill_container (c, init_pidfd);
+  /* Ours (delete, a failed create): the container is dead or dying, and the worker writes its
+     last audit records (the alert count) and exits by itself once its processes are gone; a
+     moment for it, within supervisor_stop's second.  */
+  if (worker > 0 && ours)
+    wait_worker (worker, 500);
   if (worker > 0)
     {
       kill (worker, SIGKILL);
@@ -383,6 +399,24 @@ bool
 supervisor_alive (pid_t pid, unsigned long long start)
 {
   return pid > 0 && state_proc_start_time (pid) == start;
+}
+
+void
+supervisor_wait (pid_t pid, unsigned long long start, int ms)
+{
+  cleanup_close int pidfd = -1;
+  struct pollfd p;
+
+  if (pid <= 0)
+    return;
+  pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
+  /* The pid is ours only while the start time matches (checked after pidfd_open).  */
+  if (pidfd < 0 || state_proc_start_time (pid) != start)
+    return;
+  p.fd = pidfd;
+  p.events = POLLIN;
+  while (poll (&p, 1, ms) < 0 && errno == EINTR)
+    ;
 }
 
 void

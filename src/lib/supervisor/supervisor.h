@@ -75,4 +75,8 @@ bool supervisor_alive (pid_t pid, unsigned long long start);
    second, then SIGKILL.  */
 void supervisor_stop (pid_t pid, unsigned long long start);
 
+/* Wait up to `ms` for it to exit by itself, as it does once the container has ended and it has
+   written its last audit records (run: the log and the alert count are then complete).  */
+void supervisor_wait (pid_t pid, unsigned long long start, int ms);
+
 #endif
