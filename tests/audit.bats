@@ -1,6 +1,9 @@
 #!/usr/bin/env bats
-# The audit log: what a workload wrote into a record cannot drive the terminal of whoever reads
-# it.
+# The audit log under a workload that floods it (supervisor/audit_budget.h): repeated records
+# are aggregated with a count, every string and record is capped, the log stops at its budget
+# with a notice and keeps a reserve for alerts, every alert is counted (io.agentrt.audit.alerts),
+# and what a workload wrote into a record cannot drive the terminal of whoever reads it.  The
+# flooding workload is tests/probe/audit_flood.c.
 load helpers
 
 setup() { setup_probe; }
@@ -9,6 +12,79 @@ teardown() { teardown_root; }
 LOG() { echo "$ROOT/state/$CID/audit.jsonl"; }
 # records FILTER: how many records of the log match the jq FILTER.
 records() { jq -c "select($1)" "$(LOG)" | wc -l; }
+alerts() { __agentrt state "$CID" | jq -r '.annotations["io.agentrt.audit.alerts"]'; }
+
+# flood_setup ARGS...: the flood program in the rootfs, /bin/marker-1… linked to it, and it as
+# the container's process with ARGS.
+flood_setup() {
+  gcc -static -O2 -Wall -Wextra -Werror -o "$BUNDLE/rootfs/bin/audit_flood" \
+    "$BATS_TEST_DIRNAME/probe/audit_flood.c"
+  local i
+  for i in $(seq 1 20); do ln -s audit_flood "$BUNDLE/rootfs/bin/marker-$i"; done
+  update_config --argjson a "$(jq -cn '$ARGS.positional' --args -- "$@")" '.process.args = $a'
+}
+
+# flood_count NAME: the count the flood printed last ("execs=E mounts=M markers=K").
+flood_count() { sed -n "s/.*\\b$1=\\([0-9]*\\).*/\\1/p" <<<"$output" | tail -1; }
+
+# Each record of the flood was 50-75 KB (control bytes, six in JSON each) and 40 MiB a second
+# of them reached the log, while the markers made meanwhile were mostly missing.
+@test "audit: a flood of long execs and denied mounts costs a few records, and every marker between them is recorded" {
+  flood_setup /bin/audit_flood 4
+  agentrt run --keep -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  local mounts markers size i
+  mounts=$(flood_count mounts) markers=$(flood_count markers)
+  size=$(stat -c %s "$(LOG)")
+  echo "flood: $(flood_count execs) execs, $mounts denied mounts, $markers markers; log: $size bytes" >&2
+  [ "$markers" -ge 3 ] && [ "$mounts" -ge 1000 ]
+  [ "$size" -lt $((256 * 1024)) ]
+  # Every marker: its exec and its denied mount, each a record of its own.
+  for i in $(seq 1 "$markers"); do
+    [ "$(records ".syscall == \"execve\" and .args.path == \"/bin/marker-$i\" and .comm == \"marker-$i\"")" -eq 1 ]
+    [ "$(records ".syscall == \"mount\" and .comm == \"marker-$i\" and .args.target == \"/marker-$i\" and .severity == \"alert\"")" -eq 1 ]
+  done
+  # Every denied mount is an alert, counted whether written or aggregated.
+  [ "$(alerts)" -eq "$mounts" ]
+}
+
+@test "audit: repeated denials are one record and an aggregate with the count, first and last time" {
+  mkdir -p "$BUNDLE/rootfs/tmp/x"
+  update_config '.process.args = ["/bin/sh", "-c", "for i in $(seq 50); do /bin/probe mount /tmp/x; done; true"]'
+  agentrt run --keep -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  # Fifty processes, one program: the first record whole, the 49 others in one aggregate (the
+  # container ended within the 5 s window, and the supervisor wrote it before it exited).
+  [ "$(records '.syscall == "mount" and .count == null')" -eq 1 ]
+  [ "$(records '.syscall == "mount" and .count == 49 and .comm == "probe" and .verdict == "deny"
+                and .rule == "deny-mount" and .severity == "alert" and .args.target == "/tmp/x"
+                and .first <= .last and .time == .last')" -eq 1 ]
+  [ "$(records '.syscall == "execve" and .args.path == "/bin/probe" and .count == null')" -eq 1 ]
+  [ "$(records '.syscall == "execve" and .args.path == "/bin/probe" and .count == 49')" -eq 1 ]
+  [ "$(alerts)" -eq 50 ]
+  # The table shows the count.
+  agentrt audit "$CID"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"mount"*"deny"*"deny-mount"*"count=49 first="*"target=/tmp/x"* ]]
+}
+
+# The strings of the flood are 4000 control bytes each (24 KB of JSON): each is cut at 1 KiB of
+# JSON, ending with "…", and the record says "truncated".
+@test "audit: every string of a record is capped and marked, every record is under 8 KiB" {
+  flood_setup /bin/audit_flood 1
+  agentrt run --keep -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ "$(awk 'length($0) > 8191' "$(LOG)" | wc -l)" -eq 0 ]
+  [ "$(records '.syscall == "mount" and .comm == "audit_flood" and .truncated == true
+                and (.args.source | endswith("…")) and (.args.target | endswith("…"))
+                and (.args.fstype | endswith("…")) and (.args.target | startswith("/\u0001"))')" -ge 1 ]
+  [ "$(records '.syscall == "execve" and (.args.path | startswith("/nonexistent/\u0001"))
+                and (.args.path | endswith("…")) and .truncated == true')" -ge 1 ]
+  # Cut at a JSON length: a control byte takes six, so some 170 of them are left of 4000.
+  local n
+  n=$(jq -r 'select(.syscall == "mount" and .comm == "audit_flood") | .args.target | length' "$(LOG)" | head -1)
+  [ "$n" -gt 150 ] && [ "$n" -lt 200 ]
+}
 
 # U+009B is a CSI (ESC [) to a terminal that takes C1 controls; U+202E reverses what follows;
 # U+2028 breaks a line in some viewers.

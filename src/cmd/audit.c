@@ -148,6 +148,13 @@ print_line (const char *line, void *data)
   printf ("  %-16s  %-8s  %-18s  ",
           ar_jget (root, "syscall") ? field (root, "syscall") : field (root, "event"),
           ar_jget (root, "verdict") ? field (root, "verdict") : "-", field (root, "rule"));
+  /* An aggregate stands for `count` calls like it, from `first` to its own time.  */
+  if (ar_jnum_text (ar_jget (root, "count")))
+    {
+      printf ("count=%s first=", ar_jnum_text (ar_jget (root, "count")));
+      put_safe (field (root, "first"));
+      putchar (' ');
+    }
   if (ar_jget (root, "args"))
     print_args (ar_jget (root, "args"));
   else if (ar_jget (root, "detail"))

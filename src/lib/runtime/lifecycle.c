@@ -603,6 +603,24 @@ limit_dirs (const struct cgroup *cg)
   return (struct vfiles_cgroup){ cg->memory, cg->cpu, cg->cpuset };
 }
 
+/* The audit log's budget, per container (supervisor/audit_budget.h).  The log is on the host,
+   by default under --root (/run/agentrt: a tmpfs, so memory), and no cgroup of the container
+   pays for it.  64 MiB holds 100,000 to 300,000 records of an ordinary workload (an exec's is
+   200-600 bytes) before aggregation (a shell loop of 500 execs wrote 501 records, 108 KB, and
+   now writes 3), and is an eighth of the agent profile's 512 MiB of memory; 8 MiB of it is kept
+   for alerts (a thousand of the largest records, many more of the usual size).  The rate, 256
+   KiB a second and 2 MiB at once, passes a build's bursts (hundreds of execs a second, ~1 KiB
+   each); alerts have as much again before they are aggregated by call alone, so a workload that
+   floods with records that all differ needs some two minutes to use the budget (measured:
+   0.53 MB/s).  A record like one written in the last 5 s is counted, not written.  */
+static const struct audit_limits audit_defaults = {
+  .max_bytes = 64 * 1024 * 1024,
+  .alert_reserve = 8 * 1024 * 1024,
+  .rate = 256 * 1024,
+  .burst = 2 * 1024 * 1024,
+  .window_ms = 5000,
+};
+
 static int
 start_supervisor (struct create_ctx *c, pid_t init, int listener, bool trace, ar_error_t *err)
 {
@@ -625,7 +643,8 @@ start_supervisor (struct create_ctx *c, pid_t init, int listener, bool trace, ar
                                .canary_fd = c->eph.fanotify_fd,
                                .vfiles_fd = c->vfiles_fd,
                                .canaries = c->eph.canaries,
-                               .n_canaries = c->eph.n_canaries };
+                               .n_canaries = c->eph.n_canaries,
+                               .audit = audit_defaults };
 
   if (supervisor_start (&sc, &c->sv_pid, err) < 0)
     return -1;

@@ -52,8 +52,11 @@ count_alert (const struct supervisor_cfg *c)
   (void) ar_replace_file (dirfd, SUPERVISOR_ALERTS_FILE, text, strlen (text), 0644, NULL);
 }
 
-/* The watchdog's audit records, written without the worker's machinery; alerts are
-   counted.  */
+/* The watchdog's audit records, written without the worker's machinery (nor its budget);
+   alerts are counted.  They are few and small, so the budget keeps room for them
+   (audit_budget.h): at most two per container (a timeout, then the worker's death or the
+   supervisor's stop, after which the watchdog exits), each under AUDIT_NOTICE_MAX (the id is
+   255 bytes at most, the detail is ours and capped).  */
 static void
 audit_record (const struct supervisor_cfg *c, const char *event, const char *detail,
               const char *severity)
@@ -63,6 +66,7 @@ audit_record (const struct supervisor_cfg *c, const char *event, const char *det
   cleanup_free char *time = NULL;
   struct timespec now;
   size_t len;
+  bool cut;
   int fd = audit_open_log (c->audit_path, NULL);
 
   if (fd < 0)
@@ -74,7 +78,8 @@ audit_record (const struct supervisor_cfg *c, const char *event, const char *det
   ar_json_kstr (j, "time", time);
   ar_json_kstr (j, "id", c->id);
   ar_json_kstr (j, "event", event);
-  ar_json_kstr (j, "detail", detail);
+  ar_json_key (j, "detail");
+  ar_json_str_max (j, detail, AUDIT_NOTICE_MAX / 2, &cut);
   ar_json_kstr (j, "verdict", "kill-container");
   ar_json_kstr (j, "severity", severity);
   ar_json_obj_close (j);
@@ -140,8 +145,8 @@ watchdog_stop (const struct supervisor_cfg *c, pid_t worker, int init_pidfd,
   else
     sv_kill_container (c, init_pidfd);
   /* Ours (delete, a failed create): the container is dead or dying, and the worker writes its
-     last audit records (the alert count) and exits by itself once its processes are gone; a
-     moment for it, within supervisor_stop's second.  */
+     last audit records (aggregates, the alert count) and exits by itself once its processes
+     are gone; a moment for it, within supervisor_stop's second.  */
   if (worker > 0 && ours)
     wait_worker (worker, 500);
   if (worker > 0)

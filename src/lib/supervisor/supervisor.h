@@ -19,6 +19,7 @@
 #include "agentrt/error.h"
 #include "sandbox/egress.h"
 #include "policy/policy.h"
+#include "supervisor/audit_budget.h"
 #include "supervisor/vfiles.h"
 
 #define SUPERVISOR_SOCKET "supervisor.sock"
@@ -58,6 +59,7 @@ struct supervisor_cfg
   int vfiles_fd; /* the virtual files' directory, which the worker keeps current, or -1 */
   const struct supervisor_canary *canaries;
   size_t n_canaries;
+  struct audit_limits audit; /* the audit log's budget (audit_budget.h) */
 };
 
 /* Fork the supervisor and wait until it serves (its control socket exists); *pid is the

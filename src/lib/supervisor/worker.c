@@ -270,6 +270,7 @@ serve_notify_fd (struct sv_fd *f, int init_pidfd)
   ar_error_release (&err);
   sv_audit_event (&the_sv, "supervisor-failed", "alert", detail);
   kill_container (init_pidfd);
+  sv_audit_finish (&the_sv);
   _exit (SUPERVISOR_EXIT_RECORDED);
 }
 
@@ -334,7 +335,7 @@ setup (const struct supervisor_cfg *c, int init_pidfd, int *ctl, int *sfd, int *
   the_sv.nr_cpu_ids = host_nr_cpu_ids ();
   the_sv.cpumask_bytes = host_cpumask_bytes ();
   the_sv.egress = c->egress;
-  pthread_mutex_init (&the_sv.audit_lock, NULL);
+  sv_audit_init (&the_sv, &c->audit);
   sigemptyset (&set);
   sigaddset (&set, SIGTERM);
   sigaddset (&set, SIGINT);
@@ -459,6 +460,7 @@ canary_alert (const struct fanotify_event_metadata *m)
 {
   const struct supervisor_canary *k = canary_of (m->fd);
   cleanup_free char *detail = NULL;
+  cleanup_free char *key = NULL;
   char path[64], comm[32] = "";
   cleanup_close int fd = -1;
   ssize_t n;
@@ -469,7 +471,9 @@ canary_alert (const struct fanotify_event_metadata *m)
     comm[n - (comm[n - 1] == '\n')] = '\0';
   detail
       = xasprintf ("decoy file `%s` opened by pid %d (%s)", k ? k->path : "?", (int) m->pid, comm);
-  sv_audit_event (&the_sv, "canary", "alert", detail);
+  /* Aggregated by file and program, not by pid: a loop of `cat`s is one record and a count.  */
+  key = xasprintf ("%s\n%s", k ? k->path : "?", comm);
+  sv_audit_event_keyed (&the_sv, "canary", "alert", detail, key);
 }
 
 /* fanotify on the canaries (ephemeral.h): every FAN_OPEN is an alert.  It sees opens only: a
@@ -515,7 +519,7 @@ static void __attribute__ ((noreturn)) on_signal (const struct signalfd_siginfo 
       sv_audit_event (&the_sv, "supervisor-stopped", "alert", detail);
     }
   kill_container (init_pidfd);
-  sv_audit_tick (&the_sv);
+  sv_audit_finish (&the_sv);
   _exit (lost ? EXIT_FAILURE : SUPERVISOR_EXIT_RECORDED);
 }
 
@@ -569,7 +573,7 @@ static void __attribute__ ((noreturn)) main_loop (int ctl, int sfd, int tfd, int
         traced = tracer_drain (&the_sv);
       if (init_gone && fds == NULL && (!the_cfg->trace || traced == TRACER_EMPTY))
         {
-          sv_audit_tick (&the_sv);
+          sv_audit_finish (&the_sv);
           _exit (EXIT_SUCCESS);
         }
     }
