@@ -86,6 +86,41 @@ flood_count() { sed -n "s/.*\\b$1=\\([0-9]*\\).*/\\1/p" <<<"$output" | tail -1; 
   [ "$n" -gt 150 ] && [ "$n" -lt 200 ]
 }
 
+# A workload that renames itself for every call (a new aggregate each time) and floods: the log
+# stops at the budget with a notice, after which alerts are still written (from the reserve,
+# aggregated by call) and all of them are counted.
+@test "audit: --audit-budget: the log stops at its budget with audit-budget-exhausted; alerts after it are recorded and counted" {
+  flood_setup /bin/sh -c '/bin/audit_flood --vary 3 && /bin/probe deny'
+  agentrt run --keep --audit-budget 1m -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  local size mounts line
+  size=$(stat -c %s "$(LOG)") mounts=$(flood_count mounts)
+  echo "log: $size bytes, $mounts denied mounts in the flood" >&2
+  [ "$size" -le $((1024 * 1024)) ]
+  [ "$(records '.event == "audit-budget-exhausted" and .severity == "warn"')" -eq 1 ]
+  line=$(grep -n '"event":"audit-budget-exhausted"' "$(LOG)" | cut -d: -f1)
+  # The flood filled it: the notice is written once the budget for records is used.
+  [ "$size" -gt $((7 * 1024 * 1024 / 8)) ]
+  # After the notice: alerts only, among them probe's denied calls made after the flood.
+  tail -n +"$((line + 1))" "$(LOG)" >"$ROOT/after"
+  [ "$(jq -c 'select(.severity != "alert")' "$ROOT/after" | wc -l)" -eq 0 ]
+  local sys
+  for sys in pivot_root bpf init_module kexec_load keyctl; do
+    [ "$(jq -c --arg s "$sys" 'select(.syscall == $s and .verdict == "deny")' "$ROOT/after" | wc -l)" -ge 1 ]
+  done
+  # Every alert was counted: the flood's mounts and probe's denials (more than 20).
+  [ "$(alerts)" -ge $((mounts + 20)) ]
+}
+
+@test "audit: --audit-budget must be a size of 64k at least" {
+  agentrt create --audit-budget 10k -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"--audit-budget: \`10k\`: expected a size of at least 64k"* ]]
+  agentrt create --audit-budget lots -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  leaves_nothing
+}
+
 # U+009B is a CSI (ESC [) to a terminal that takes C1 controls; U+202E reverses what follows;
 # U+2028 breaks a line in some viewers.
 @test "audit: agentrt audit prints C1 and bidi controls escaped, in the table and the JSON lines" {

@@ -291,6 +291,7 @@ prepare_create (struct create_ctx *c, ar_error_t *err)
   const struct ar_create_opts *o = c->o;
   struct sandbox_flags f = { .platform = o->platform,
                              .audit_log = o->audit_log,
+                             .audit_budget = o->audit_budget,
                              .net_allow = o->net_allow,
                              .timeout = o->timeout,
                              .disk = o->disk,
@@ -646,6 +647,11 @@ start_supervisor (struct create_ctx *c, pid_t init, int listener, bool trace, ar
                                .n_canaries = c->eph.n_canaries,
                                .audit = audit_defaults };
 
+  if (c->sb.audit_bytes)
+    {
+      sc.audit.max_bytes = c->sb.audit_bytes;
+      sc.audit.alert_reserve = c->sb.audit_bytes / 8;
+    }
   if (supervisor_start (&sc, &c->sv_pid, err) < 0)
     return -1;
   c->st->sv_pid = c->sv_pid;
