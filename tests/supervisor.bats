@@ -235,7 +235,8 @@ no_supervisor_left() { [ "$(supervisors_left)" -eq 0 ]; }
 records() { jq -c "select($1)" "$ROOT/state/$CID/audit.jsonl" | wc -l; }
 
 # The execve handler reads each argv string in a first piece of 256 bytes, then page by page
-# (handlers/exec.c); 4096 bytes of strings at most, NULs included, are recorded.
+# (handlers/exec.c); 4096 bytes of strings at most, one more each (the NUL), are recorded, as
+# JSON writes them.
 @test "supervisor: an execve's record has its argv strings whole past the first piece, cut at 4096 bytes" {
   local a b c
   a=$(printf 'a%.0s' $(seq 1000)) b=$(printf 'b%.0s' $(seq 5000))
@@ -243,15 +244,16 @@ records() { jq -c "select($1)" "$ROOT/state/$CID/audit.jsonl" | wc -l; }
   update_config --arg a "$a" --arg c "$c" '.process.args = ["/bin/true", $a, $c]'
   agentrt run --keep -b "$BUNDLE" "$CID"
   [ "$status" -eq 0 ]
-  [ "$(records '.syscall == "execve" and .args.path == "/bin/true" and .args.argv == ["/bin/true", "'"$a"'", "'"$c"'"]')" -eq 1 ]
+  [ "$(records '.syscall == "execve" and .args.path == "/bin/true" and .args.argv == ["/bin/true", "'"$a"'", "'"$c"'"] and .truncated == null')" -eq 1 ]
   # Its comm is the name the process takes with the new program, as auditd's execve records.
   [ "$(records '.syscall == "execve" and .comm == "true"')" -eq 1 ]
   agentrt delete --force "$CID"
-  # A string past the budget is cut: 4096 - 10 ("/bin/true") - 1001 - 1 (its NUL) = 3084 bytes.
+  # A string past the budget is cut: 4096 - 10 ("/bin/true") - 1001 - 1 (its NUL) = 3084 bytes,
+  # the last three of them the "…" that says so, and the record says "truncated".
   update_config --arg a "$a" --arg b "$b" '.process.args = ["/bin/true", $a, $b]'
   agentrt run --keep -b "$BUNDLE" "$CID"
   [ "$status" -eq 0 ]
-  [ "$(records '.syscall == "execve" and .args.argv[1] == "'"$a"'" and .args.argv[2] == "'"${b:0:3084}"'" and (.args.argv | length) == 3')" -eq 1 ]
+  [ "$(records '.syscall == "execve" and .args.argv[1] == "'"$a"'" and .args.argv[2] == "'"${b:0:3081}"'…" and (.args.argv | length) == 3 and .truncated == true')" -eq 1 ]
 }
 
 @test "supervisor: an exec'd process is supervised: uname is emulated, mount denied and audited with its pid" {

@@ -36,6 +36,8 @@ struct ar_create_opts
   /* The sandbox controls (src/lib/sandbox/sandbox.h), NULL when not given.  */
   const char *timeout, *disk, *canary, *memory, *cpus, *pids;
   bool ephemeral, agent;
+  /* --audit-budget: the audit log's size cap.  */
+  const char *audit_budget;
 };
 
 int ar_container_create (const struct ar_globals *g, const char *id, const struct ar_create_opts *o,

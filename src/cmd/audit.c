@@ -52,12 +52,35 @@ parse_audit (int key, char *arg, struct argp_state *state)
 }
 
 /* What a workload chose (paths, argv, comm) reaches a person's terminal here: control
-   characters would let it forge rows or move the cursor, so they print as '?'.  */
+   characters would let it forge rows or move the cursor (C0, DEL, and C1: U+009B is a CSI), bidi
+   controls would reorder what the row shows, and line separators break it: each prints as '?'
+   (ar_json_control_len says which they are).  */
 static void
 put_safe (const char *s)
 {
-  for (; *s; s++)
-    putchar ((unsigned char) *s < 0x20 || *s == 0x7f ? '?' : *s);
+  size_t len = strlen (s), k;
+  unsigned cp;
+
+  for (size_t i = 0; i < len; i += k ? k : 1)
+    {
+      k = ar_json_control_len (s + i, len - i, &cp);
+      putchar (k ? '?' : s[i]);
+    }
+}
+
+/* A line as it is (--json, or one that is not JSON): JSON's own escapes for what would reach
+   the terminal (lines written before ar_json_finish escaped them, or by hand), and '?' for raw
+   controls, which valid JSON never holds but between tokens, where only tab is kept.  */
+static void
+put_line_safe (const char *line)
+{
+  size_t n;
+  cleanup_free char *safe = ar_json_text_safe (line, strlen (line), &n);
+
+  for (size_t i = 0; i < n; i++)
+    putchar (((unsigned char) safe[i] < 0x20 && safe[i] != '\t') || safe[i] == 0x7f ? '?'
+                                                                                    : safe[i]);
+  putchar ('\n');
 }
 
 static void
@@ -114,7 +137,7 @@ print_line (const char *line, void *data)
   print_header (in);
   if (in->json || ar_jparse (line, "audit record", &root, NULL) < 0)
     {
-      puts (line);
+      put_line_safe (line);
       fflush (stdout);
       return;
     }
@@ -125,6 +148,13 @@ print_line (const char *line, void *data)
   printf ("  %-16s  %-8s  %-18s  ",
           ar_jget (root, "syscall") ? field (root, "syscall") : field (root, "event"),
           ar_jget (root, "verdict") ? field (root, "verdict") : "-", field (root, "rule"));
+  /* An aggregate stands for `count` calls like it, from `first` to its own time.  */
+  if (ar_jnum_text (ar_jget (root, "count")))
+    {
+      printf ("count=%s first=", ar_jnum_text (ar_jget (root, "count")));
+      put_safe (field (root, "first"));
+      putchar (' ');
+    }
   if (ar_jget (root, "args"))
     print_args (ar_jget (root, "args"));
   else if (ar_jget (root, "detail"))

@@ -18,6 +18,7 @@ enum
   OPT_NO_SUBREAPER,
   OPT_PLATFORM,
   OPT_AUDIT_LOG,
+  OPT_AUDIT_BUDGET,
   OPT_NET_ALLOW,
   OPT_TIMEOUT,
   OPT_EPHEMERAL,
@@ -45,6 +46,8 @@ static const struct argp_option create_options[] = {
     "write the audit log to FILE (default ROOT/ID/audit.jsonl, or agentrt.conf's "
     "audit_dir/ID.jsonl)",
     0 },
+  { "audit-budget", OPT_AUDIT_BUDGET, "SIZE", 0,
+    "the most the audit log may grow (default 64m; an eighth of it is kept for alerts)", 0 },
   { "net-allow", OPT_NET_ALLOW, "LIST", 0,
     "only these TCP endpoints are reachable (host:port,ip:port,[v6]:port): a loopback-only "
     "network namespace, connects brokered by the supervisor",
@@ -104,6 +107,9 @@ parse_common (int key, char *arg, struct argp_state *state)
       break;
     case OPT_AUDIT_LOG:
       in->o.audit_log = arg;
+      break;
+    case OPT_AUDIT_BUDGET:
+      in->o.audit_budget = arg;
       break;
     case OPT_NET_ALLOW:
       in->o.net_allow = arg;

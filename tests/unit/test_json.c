@@ -115,6 +115,117 @@ test_writer_invalid_utf8 (void)
   return 0;
 }
 
+/* The characters that drive or deceive a terminal beyond C0 are written as \uXXXX: C1 (U+009B
+   is a CSI), bidi controls, line and paragraph separators; other characters stay as they are.  */
+static int
+test_writer_escapes_terminal_controls (void)
+{
+  static const struct
+  {
+    const char *in, *out;
+  } cases[] = {
+    { "a\xc2\x9b"
+      "31mb",
+      "\"a\\u009b31mb\"" },
+    { "\xc2\x80\xc2\x9f", "\"\\u0080\\u009f\"" },
+    { "evil\xe2\x80\xae"
+      "txt.exe",
+      "\"evil\\u202etxt.exe\"" },
+    { "\xe2\x80\xaa\xe2\x80\xac\xe2\x81\xa6\xe2\x81\xa9", "\"\\u202a\\u202c\\u2066\\u2069\"" },
+    { "\xe2\x80\x8e\xe2\x80\x8f\xd8\x9c", "\"\\u200e\\u200f\\u061c\"" },
+    { "l1\xe2\x80\xa8l2\xe2\x80\xa9", "\"l1\\u2028l2\\u2029\"" },
+    /* Neighbours that are not controls.  */
+    { "\xc2\xa0\xc3\xa9\xe2\x80\x8d\xe2\x80\xb0\xe2\x81\xa5\xf0\x9f\x98\x80",
+      "\"\xc2\xa0\xc3\xa9\xe2\x80\x8d\xe2\x80\xb0\xe2\x81\xa5\xf0\x9f\x98\x80\"" },
+  };
+
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      struct ar_json *j = ar_json_new (NULL);
+      cleanup_free char *out = NULL;
+      ar_json_str (j, cases[i].in);
+      out = ar_json_finish (j, NULL);
+      CHECK_STR (out, cases[i].out);
+    }
+  return 0;
+}
+
+/* Text from elsewhere (a line of an audit log written before): escaped the same, the rest
+   untouched, and it still parses to the same string.  */
+static int
+test_text_safe (void)
+{
+  const char *line = "{\"comm\":\"x\xc2\x9b\",\"p\":\"\xe2\x80\xae\xc3\xa9\"}";
+  cleanup_free char *safe = NULL;
+  cleanup_jnode struct ar_jnode *a = NULL;
+  cleanup_jnode struct ar_jnode *b = NULL;
+  size_t n;
+
+  safe = ar_json_text_safe (line, strlen (line), &n);
+  CHECK_STR (safe, "{\"comm\":\"x\\u009b\",\"p\":\"\\u202e\xc3\xa9\"}");
+  CHECK (n == strlen (safe));
+  CHECK (ar_jparse (line, "a", &a, NULL) == 0 && ar_jparse (safe, "b", &b, NULL) == 0);
+  CHECK_STR (ar_jstr (ar_jget (b, "comm")), ar_jstr (ar_jget (a, "comm")));
+  CHECK_STR (ar_jstr (ar_jget (b, "p")), ar_jstr (ar_jget (a, "p")));
+  return 0;
+}
+
+static int
+test_control_len (void)
+{
+  unsigned cp = 0;
+
+  CHECK (ar_json_control_len ("\x1b[", 2, &cp) == 1 && cp == 0x1b);
+  CHECK (ar_json_control_len ("\x7f", 1, &cp) == 1);
+  CHECK (ar_json_control_len ("\xc2\x9b", 2, &cp) == 2 && cp == 0x9b);
+  CHECK (ar_json_control_len ("\xe2\x80\xae", 3, &cp) == 3 && cp == 0x202e);
+  CHECK (ar_json_control_len ("\xe2\x80\xae", 2, &cp) == 0); /* cut short */
+  CHECK (ar_json_control_len ("a", 1, &cp) == 0);
+  CHECK (ar_json_control_len ("\xc3\xa9", 2, &cp) == 0);
+  CHECK (ar_json_control_len ("\xe2\x80\xa7", 3, &cp) == 0); /* U+2027, a neighbour */
+  return 0;
+}
+
+/* A string whose JSON text would pass `max` bytes is cut at a character and ends with "…";
+   what it takes is counted as JSON writes it (six bytes for a control, two for a quote).  */
+static int
+test_str_max (void)
+{
+  static const struct
+  {
+    const char *in;
+    size_t max;
+    const char *out;
+    size_t used;
+    bool cut;
+  } cases[] = {
+    { "abcdef", 6, "\"abcdef\"", 6, false },
+    { "abcdefg", 6, "\"abc\xe2\x80\xa6\"", 6, true },
+    { "\x01\x01", 12, "\"\\u0001\\u0001\"", 12, false },
+    { "\x01\x01", 11, "\"\\u0001\xe2\x80\xa6\"", 9, true },
+    { "a\"b", 4, "\"a\\\"b\"", 4, false },
+    /* é is two bytes: never split.  */
+    { "\xc3\xa9\xc3\xa9\xc3\xa9", 6, "\"\xc3\xa9\xc3\xa9\xc3\xa9\"", 6, false },
+    { "\xc3\xa9\xc3\xa9\xc3\xa9x", 6, "\"\xc3\xa9\xe2\x80\xa6\"", 5, true },
+    { "\xc2\x9b\xc2\x9b", 9, "\"\\u009b\xe2\x80\xa6\"", 9, true },
+    { "abcdef", 2, "\"\"", 0, true },
+  };
+
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      struct ar_json *j = ar_json_new (NULL);
+      cleanup_free char *out = NULL;
+      bool cut;
+      size_t used = ar_json_str_max (j, cases[i].in, cases[i].max, &cut);
+      out = ar_json_finish (j, NULL);
+      CHECK_STR (out, cases[i].out);
+      CHECK (used == cases[i].used);
+      CHECK (cut == cases[i].cut);
+      CHECK (strlen (out) - 2 <= cases[i].max);
+    }
+  return 0;
+}
+
 int
 main (void)
 {
@@ -123,5 +234,9 @@ main (void)
   RUN_TEST (test_pretty_ends_with_newline);
   RUN_TEST (test_reader);
   RUN_TEST (test_reader_error);
+  RUN_TEST (test_writer_escapes_terminal_controls);
+  RUN_TEST (test_text_safe);
+  RUN_TEST (test_control_len);
+  RUN_TEST (test_str_max);
   TAP_END ();
 }

@@ -44,6 +44,93 @@ ar_json_freep (void *p)
   ar_json_free (*(struct ar_json **) p);
 }
 
+/* Beyond C0 (which JSON escapes anyway), the characters that drive or deceive a terminal: the
+   C1 controls (U+0080-U+009F; U+009B is a CSI, as ESC [ is), the bidi embeddings, overrides,
+   isolates and marks (U+202A-U+202E, U+2066-U+2069, U+200E/F, U+061C, which reorder what is
+   shown: "Trojan Source", CVE-2021-42574), and the line and paragraph separators (U+2028/9,
+   line breaks to some viewers).  All are two or three bytes in UTF-8.  */
+static bool
+unsafe_cp (unsigned cp)
+{
+  return (cp >= 0x80 && cp <= 0x9f) || cp == 0x61c || cp == 0x200e || cp == 0x200f
+         || (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+size_t
+ar_json_control_len (const char *s, size_t len, unsigned *cp)
+{
+  const unsigned char *p = (const unsigned char *) s;
+  unsigned c;
+
+  if (len == 0)
+    return 0;
+  if (p[0] < 0x20 || p[0] == 0x7f)
+    {
+      *cp = p[0];
+      return 1;
+    }
+  if ((p[0] & 0xe0) == 0xc0 && len >= 2 && (p[1] & 0xc0) == 0x80)
+    {
+      c = ((p[0] & 0x1fu) << 6) | (p[1] & 0x3fu);
+      *cp = c;
+      return c >= 0x80 && unsafe_cp (c) ? 2 : 0;
+    }
+  if ((p[0] & 0xf0) == 0xe0 && len >= 3 && (p[1] & 0xc0) == 0x80 && (p[2] & 0xc0) == 0x80)
+    {
+      c = ((p[0] & 0x0fu) << 12) | ((p[1] & 0x3fu) << 6) | (p[2] & 0x3fu);
+      *cp = c;
+      return c >= 0x800 && unsafe_cp (c) ? 3 : 0;
+    }
+  return 0;
+}
+
+/* Such characters can only be inside strings (JSON's own syntax is ASCII), so each becomes
+   \uXXXX wherever it is, and the text means what it meant.  */
+static char *
+escape_unsafe (const char *in, size_t n, size_t *out_len)
+{
+  char *out = xmalloc (n * 3 + 1); /* two or three bytes become six */
+  size_t o = 0;
+  unsigned cp;
+
+  for (size_t i = 0; i < n;)
+    {
+      size_t k = (unsigned char) in[i] >= 0x80 ? ar_json_control_len (in + i, n - i, &cp) : 0;
+      if (k)
+        {
+          o += (size_t) sprintf (out + o, "\\u%04x", cp);
+          i += k;
+        }
+      else
+        out[o++] = in[i++];
+    }
+  out[o] = '\0';
+  *out_len = o;
+  return out;
+}
+
+char *
+ar_json_text_safe (const char *text, size_t n, size_t *out_len)
+{
+  size_t len;
+  char *out;
+
+  for (size_t i = 0; i < n; i++)
+    {
+      unsigned cp;
+      if ((unsigned char) text[i] >= 0x80 && ar_json_control_len (text + i, n - i, &cp))
+        {
+          out = escape_unsafe (text, n, &len);
+          if (out_len)
+            *out_len = len;
+          return out;
+        }
+    }
+  if (out_len)
+    *out_len = n;
+  return xstrndup (text, n);
+}
+
 char *
 ar_json_finish (struct ar_json *j, size_t *len)
 {
@@ -53,9 +140,7 @@ ar_json_finish (struct ar_json *j, size_t *len)
 
   yajl_gen_get_buf (j->gen, &buf, &n);
   /* yajl's beautifier already ends a document with a newline.  */
-  out = xstrndup ((const char *) buf, n);
-  if (len)
-    *len = n;
+  out = ar_json_text_safe ((const char *) buf, n, len);
   ar_json_free (j);
   return out;
 }
@@ -167,6 +252,86 @@ ar_json_str (struct ar_json *j, const char *s)
   fixed = utf8_fix (s, len);
   yajl_gen_string (j->gen, (const unsigned char *) fixed, strlen (fixed));
   free (fixed);
+}
+
+/* What a code point at p (valid UTF-8) costs in the JSON text, quotes aside, as yajl and
+   ar_json_finish write it; *adv: its bytes.  */
+static size_t
+encoded_len (const char *p, size_t left, size_t *adv)
+{
+  unsigned char c = (unsigned char) *p;
+  unsigned cp;
+  size_t k;
+
+  if (c < 0x80)
+    {
+      *adv = 1;
+      if (c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t')
+        return 2;
+      return c < 0x20 ? 6 : 1;
+    }
+  k = ar_json_control_len (p, left, &cp);
+  if (k)
+    {
+      *adv = k;
+      return 6;
+    }
+  k = (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : 4;
+  *adv = k < left ? k : left;
+  return *adv;
+}
+
+#define ELLIPSIS "\xe2\x80\xa6" /* U+2026, which marks a string that was cut */
+
+size_t
+ar_json_str_max (struct ar_json *j, const char *s, size_t max, bool *cut)
+{
+  cleanup_free char *fixed = NULL;
+  cleanup_free char *buf = NULL;
+  size_t len, keep = 0, enc = 0, whole = 0, adv;
+
+  *cut = false;
+  if (s == NULL)
+    {
+      yajl_gen_null (j->gen);
+      return 4;
+    }
+  len = strlen (s);
+  if (utf8_valid_len (s, len) != len)
+    {
+      fixed = utf8_fix (s, len);
+      s = fixed;
+      len = strlen (s);
+    }
+  /* keep: the longest prefix that leaves room for the ellipsis.  */
+  for (size_t i = 0; i < len; i += adv)
+    {
+      size_t e = encoded_len (s + i, len - i, &adv);
+      if (keep == i && enc + e + (sizeof ELLIPSIS - 1) <= max)
+        {
+          enc += e;
+          keep = i + adv;
+        }
+      whole += e;
+      if (whole > max)
+        break;
+    }
+  if (whole <= max)
+    {
+      yajl_gen_string (j->gen, (const unsigned char *) s, len);
+      return whole;
+    }
+  *cut = true;
+  if (max < sizeof ELLIPSIS - 1)
+    {
+      yajl_gen_string (j->gen, (const unsigned char *) "", 0);
+      return 0;
+    }
+  buf = xmalloc (keep + sizeof ELLIPSIS);
+  memcpy (buf, s, keep);
+  memcpy (buf + keep, ELLIPSIS, sizeof ELLIPSIS);
+  yajl_gen_string (j->gen, (const unsigned char *) buf, keep + sizeof ELLIPSIS - 1);
+  return enc + sizeof ELLIPSIS - 1;
 }
 
 void

@@ -16,8 +16,18 @@ struct ar_json *ar_json_new (const char *indent);
 void ar_json_free (struct ar_json *j);
 void ar_json_freep (void *p);
 #define cleanup_json __attribute__ ((cleanup (ar_json_freep)))
-/* Takes the text out (caller frees; pretty text ends with '\n') and frees the writer.  */
+/* Takes the text out (caller frees; pretty text ends with '\n') and frees the writer.  Besides
+   the C0 controls, which JSON escapes, the characters that drive or deceive a terminal (C1
+   controls, bidi controls, line and paragraph separators) are written as \uXXXX, so that JSON
+   lines a workload's strings went into are safe to print (`cat audit.jsonl`).  */
 char *ar_json_finish (struct ar_json *j, size_t *len);
+/* The same for JSON text from elsewhere (a line of a file): a copy with those characters
+   escaped; the text means what it meant.  */
+char *ar_json_text_safe (const char *text, size_t n, size_t *out_len);
+/* The length in bytes of the terminal control at s (len bytes left): a C0 control or DEL (1), a
+   C1 control (2), a bidi control or separator (2 or 3); 0 for anything else.  *cp: the code
+   point when it is one.  */
+size_t ar_json_control_len (const char *s, size_t len, unsigned *cp);
 
 void ar_json_obj_open (struct ar_json *j);
 void ar_json_obj_close (struct ar_json *j);
@@ -25,6 +35,9 @@ void ar_json_arr_open (struct ar_json *j);
 void ar_json_arr_close (struct ar_json *j);
 void ar_json_key (struct ar_json *j, const char *key);
 void ar_json_str (struct ar_json *j, const char *s); /* NULL writes null */
+/* A string whose JSON form (quotes aside) takes at most `max` bytes: one that would take more is
+   cut at a character and ends with "…" (U+2026), and *cut says so.  The bytes it takes.  */
+size_t ar_json_str_max (struct ar_json *j, const char *s, size_t max, bool *cut);
 void ar_json_int (struct ar_json *j, long long v);
 void ar_json_uint (struct ar_json *j, uint64_t v);
 void ar_json_bool (struct ar_json *j, bool v);

@@ -305,6 +305,7 @@ prepare_create (struct create_ctx *c, ar_error_t *err)
                              .id = c->id,
                              .platform = o->platform,
                              .audit_log = o->audit_log,
+                             .audit_budget = o->audit_budget,
                              .net_allow = o->net_allow,
                              .timeout = o->timeout,
                              .disk = o->disk,
@@ -638,6 +639,24 @@ sv_start_fn (void *data, int cgroup_fd, ar_error_t *err)
   return supervisor_start (a->sc, a->pid, a->worker, err);
 }
 
+/* The audit log's budget, per container (supervisor/audit_budget.h).  The log is on the host,
+   by default under --root (/run/agentrt: a tmpfs, so memory), and no cgroup of the container
+   pays for it.  64 MiB holds 100,000 to 300,000 records of an ordinary workload (an exec's is
+   200-600 bytes) before aggregation (a shell loop of 500 execs wrote 501 records, 108 KB, and
+   now writes 3), and is an eighth of the agent profile's 512 MiB of memory; 8 MiB of it is kept
+   for alerts (a thousand of the largest records, many more of the usual size).  The rate, 256
+   KiB a second and 2 MiB at once, passes a build's bursts (hundreds of execs a second, ~1 KiB
+   each); alerts have as much again before they are aggregated by call alone, so a workload that
+   floods with records that all differ needs some two minutes to use the budget (measured:
+   0.53 MB/s).  A record like one written in the last 5 s is counted, not written.  */
+static const struct audit_limits audit_defaults = {
+  .max_bytes = 64 * 1024 * 1024,
+  .alert_reserve = 8 * 1024 * 1024,
+  .rate = 256 * 1024,
+  .burst = 2 * 1024 * 1024,
+  .window_ms = 5000,
+};
+
 static int
 start_supervisor (struct create_ctx *c, pid_t init, int listener, bool trace, ar_error_t *err)
 {
@@ -661,10 +680,16 @@ start_supervisor (struct create_ctx *c, pid_t init, int listener, bool trace, ar
                                .vfiles_fd = c->vfiles_fd,
                                .canaries = c->eph.canaries,
                                .n_canaries = c->eph.n_canaries,
-                               .journal_fd = c->journal_fd };
+                               .journal_fd = c->journal_fd,
+                               .audit = audit_defaults };
 
   struct sv_start_args a = { &sc, &c->sv_pid, &c->st->sv_worker };
 
+  if (c->sb.audit_bytes)
+    {
+      sc.audit.max_bytes = c->sb.audit_bytes;
+      sc.audit.alert_reserve = c->sb.audit_bytes / 8;
+    }
   /* Its user namespace's own limit caps the container's inotify instances (namespaces.c).  */
   sc.fsnotify_by_kernel = c->ns.new_ns[SPEC_NS_USER] && c->ns.userns_owner != 0;
   if (cgroup_run_accounted (&c->cg, sv_start_fn, &a, err) < 0)
@@ -1316,6 +1341,19 @@ ar_container_delete (const struct ar_globals *g, const char *id, bool force, ar_
   return delete_locked (g, dirfd, s, force || j.deleting, damage, err);
 }
 
+/* The supervisor writes its last audit records (aggregates, the alert count) once the
+   container has ended, and exits: run returns after that, so that the log and `state` are
+   complete.  Bounded: a process left behind (outside the init's pid namespace) keeps it
+   serving.  */
+static void
+wait_supervisor (const struct ar_globals *g, const char *id)
+{
+  cleanup_state struct state *s = NULL;
+
+  if (container_load_locked (g, id, false, NULL, &s, NULL) == 0)
+    supervisor_wait (s->sv_pid, s->sv_start, 2000);
+}
+
 static int
 run_foreground (const struct ar_globals *g, const char *id, const struct ar_create_opts *o, int sfd,
                 ar_error_t *err)
@@ -1336,6 +1374,8 @@ run_foreground (const struct ar_globals *g, const char *id, const struct ar_crea
     return 0;
   status = console >= 0 ? console_proxy_wait (console, sfd, pid, err)
                         : wait_forwarding (sfd, pid, err);
+  if (status >= 0)
+    wait_supervisor (g, id);
   if (status < 0 || o->keep)
     return status;
   if (ar_container_delete (g, id, true, &derr) < 0)

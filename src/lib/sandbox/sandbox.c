@@ -540,6 +540,13 @@ sandbox_resolve (const struct spec_map *a, const struct sandbox_flags *f, struct
     }
   if (resolve_audit (a, f, &out->audit_path, err) < 0)
     return -1;
+  /* A flag only: where the log goes and how much of it there is are the operator's.  */
+  if (f->audit_budget
+      && (sandbox_parse_size (f->audit_budget, &out->audit_bytes) < 0
+          || out->audit_bytes < AUDIT_MAX_BYTES_MIN))
+    return ar_make_error (err, EINVAL,
+                          "--audit-budget: `%s`: expected a size of at least 64k (such as 64m)",
+                          f->audit_budget);
   if (release == NULL)
     out->uname_release = xstrdup (SUPERVISOR_DEFAULT_RELEASE);
   else if (resolve_release (release, &out->uname_release, err) < 0)

@@ -8,6 +8,7 @@
      io.agentrt.audit           --audit-log    the audit log (default ROOT/ID/audit.jsonl, or
                                                audit_dir/ID.jsonl); the annotation only names
                                                a file directly under audit_dir
+     -                          --audit-budget the audit log's size cap (64k at least)
      io.agentrt.uname.release   -              the kernel release uname reports
      io.agentrt.policy.ptrace   -              allow | deny (default): ptrace for debugging
      io.agentrt.net.allow       --net-allow    TCP endpoints the egress broker connects to
@@ -46,6 +47,8 @@ struct sandbox_flags
   const char *timeout, *disk, *canary; /* NULL when not given */
   const char *memory, *cpus, *pids;
   bool ephemeral, agent;
+  /* --audit-budget, or NULL: a flag only (how much is logged is the operator's).  */
+  const char *audit_budget;
 };
 
 struct sandbox
@@ -60,6 +63,8 @@ struct sandbox
   bool ephemeral;                /* the rootfs is an overlay with a private upper layer */
   unsigned long long disk_bytes; /* size of the upper layer's tmpfs; 0: tmpfs's default */
   char **canaries;               /* absolute paths in the container, NULL-terminated, or NULL */
+  /* The audit log's size cap; 0: the default (runtime/lifecycle.c).  */
+  unsigned long long audit_bytes;
 };
 
 /* From the annotations of config.json (or of state.json, for exec) and the flags.  */

@@ -3,9 +3,12 @@
    is kept beside it (audit.alerts) for `agentrt state`.
 
    A workload can make denied calls as fast as the supervisor answers them (200k records in 3 s
-   were measured), which would fill --root, a tmpfs by default: records beyond AUDIT_RATE a
-   second (with a burst of AUDIT_BURST) are counted instead, and a summary record says how many
-   each second.  Alerts are always counted.  */
+   were measured; 43 MiB a second of JSON with long arguments), which would fill --root, a tmpfs
+   by default: every string of a record is capped (AUDIT_STR_MAX, the record AUDIT_RECORD_MAX),
+   repeats are aggregated, and the log has a rate and a size cap with a reserve for alerts
+   (audit_budget.h).  Alerts are always counted, written or not.  The record is decided before
+   the answer (what it says is read from the caller then) and aggregated, formatted and written
+   after it (sv_audit_flush), so none of that is part of the caller's wait.  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -86,37 +89,20 @@ read_comm (pid_t tid, char *buf, size_t size, int *stale)
   buf[strcspn (buf, "\n")] = '\0';
 }
 
-#define AUDIT_RATE 500.0
-#define AUDIT_BURST 2000.0
-
-/* Count the record (and the alert), and say whether it may be written.  */
-static bool
-admit (struct sv *sv, bool alert)
+static uint64_t
+mono_ns (void)
 {
-  struct timespec now;
-  double dt, t;
-  bool ok;
+  struct timespec t;
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return (uint64_t) t.tv_sec * 1000000000 + (uint64_t) t.tv_nsec;
+}
 
-  clock_gettime (CLOCK_MONOTONIC, &now);
-  pthread_mutex_lock (&sv->audit_lock);
-  if (sv->refilled.tv_sec == 0)
-    {
-      sv->refilled = now;
-      sv->tokens = AUDIT_BURST;
-    }
-  dt = (double) (now.tv_sec - sv->refilled.tv_sec) + (now.tv_nsec - sv->refilled.tv_nsec) / 1e9;
-  sv->refilled = now;
-  t = sv->tokens + dt * AUDIT_RATE;
-  sv->tokens = t > AUDIT_BURST ? AUDIT_BURST : t;
-  ok = sv->tokens >= 1.0;
-  if (ok)
-    sv->tokens -= 1.0;
-  else
-    sv->suppressed++;
-  if (alert)
-    sv->alerts++;
-  pthread_mutex_unlock (&sv->audit_lock);
-  return ok;
+void
+sv_audit_init (struct sv *sv, const struct audit_limits *lim)
+{
+  pthread_mutex_init (&sv->audit_lock, NULL);
+  audit_budget_init (&sv->budget, lim);
+  atomic_init (&sv->audit_closed, false);
 }
 
 static void
@@ -131,11 +117,22 @@ write_alerts (struct sv *sv, unsigned long n)
 }
 
 static void
-append_line (struct sv *sv, char *line, size_t len)
+append_line (struct sv *sv, const char *line, size_t len)
 {
-  line[len] = '\n';
-  if (write (sv->audit_fd, line, len + 1) != (ssize_t) (len + 1))
+  if (write (sv->audit_fd, line, len) != (ssize_t) len)
     ar_warn ("audit log: write: %s", strerror (errno));
+}
+
+/* The finished record as one line (newline included, *len its length).  */
+static char *
+finish_line (struct ar_json *j, size_t *len)
+{
+  char *line = ar_json_finish (j, len);
+
+  line = xrealloc (line, *len + 2);
+  line[(*len)++] = '\n';
+  line[*len] = '\0';
+  return line;
 }
 
 static void
@@ -148,78 +145,317 @@ open_record (struct ar_json *j, struct sv *sv, const struct timespec *when)
   ar_json_kstr (j, "id", sv->id);
 }
 
-/* The raw arguments, as the kernel passed them.  */
+/* A string of the workload's (or one that quotes it), cut at AUDIT_STR_MAX.  */
 static void
-raw_args (struct ar_json *j, const struct seccomp_notif *req)
+kstr_capped (struct ar_json *j, const char *key, const char *s, bool *truncated)
 {
-  char hex[24];
+  bool cut;
 
-  ar_json_arr_open (j);
-  for (int i = 0; i < 6; i++)
+  ar_json_key (j, key);
+  ar_json_str_max (j, s, AUDIT_STR_MAX, &cut);
+  *truncated |= cut;
+}
+
+/* An aggregate's count, and the times of the first and last call it counts.  */
+static void
+count_fields (struct ar_json *j, const struct audit_agg_entry *e)
+{
+  cleanup_free char *first = ar_time_rfc3339 (&e->first);
+  cleanup_free char *last = ar_time_rfc3339 (&e->last);
+
+  ar_json_key (j, "count");
+  ar_json_uint (j, e->count);
+  ar_json_kstr (j, "first", first);
+  ar_json_kstr (j, "last", last);
+}
+
+static void
+close_record (struct ar_json *j, bool truncated)
+{
+  if (truncated)
+    ar_json_kbool (j, "truncated", true);
+  ar_json_obj_close (j);
+}
+
+/* The budget's notices, accounted for by audit_budget_admit (AUDIT_NOTICE_MAX each).  */
+static void
+write_notice (struct sv *sv, unsigned notice)
+{
+  const struct audit_limits *l = &sv->budget.lim;
+  struct ar_json *j = ar_json_new (NULL);
+  cleanup_free char *detail = NULL;
+  cleanup_free char *line = NULL;
+  struct timespec now;
+  size_t len;
+
+  if (notice == AUDIT_NOTICE_CLOSED)
+    detail = xasprintf ("the audit log has used its budget (%llu of %llu bytes, the rest is "
+                        "reserved for alerts): from now on only alerts are written, and the "
+                        "alert count goes on in io.agentrt.audit.alerts",
+                        (unsigned long long) (l->max_bytes - l->alert_reserve),
+                        (unsigned long long) l->max_bytes);
+  else
+    detail = xasprintf ("the audit log's reserve for alerts is used up (%llu bytes): nothing "
+                        "more is written; alerts are still counted in io.agentrt.audit.alerts",
+                        (unsigned long long) l->alert_reserve);
+  clock_gettime (CLOCK_REALTIME, &now);
+  open_record (j, sv, &now);
+  ar_json_kstr (j, "event",
+                notice == AUDIT_NOTICE_CLOSED ? "audit-budget-exhausted"
+                                              : "audit-reserve-exhausted");
+  ar_json_kstr (j, "detail", detail);
+  ar_json_kstr (j, "severity", "warn");
+  ar_json_obj_close (j);
+  line = finish_line (j, &len);
+  append_line (sv, line, len);
+}
+
+/* Write a record if the budget admits it, with the notices that come with it.  Written under
+   the lock (after the answer, and a write to the log takes microseconds), so that the log's
+   order is the budget's: nothing but alerts follows the notice that says so.  */
+static void
+put (struct sv *sv, enum audit_kind kind, const char *line, size_t len, unsigned long stands_for)
+{
+  unsigned notices;
+  bool ok;
+
+  pthread_mutex_lock (&sv->audit_lock);
+  ok = audit_budget_admit (&sv->budget, kind, len, stands_for, mono_ns (), &notices);
+  if (notices & AUDIT_NOTICE_CLOSED)
     {
-      snprintf (hex, sizeof hex, "0x%llx", (unsigned long long) req->data.args[i]);
-      ar_json_str (j, hex);
+      atomic_store (&sv->audit_closed, true);
+      write_notice (sv, AUDIT_NOTICE_CLOSED);
     }
-  ar_json_arr_close (j);
+  if (ok)
+    append_line (sv, line, len);
+  if (notices & AUDIT_NOTICE_RESERVE)
+    write_notice (sv, AUDIT_NOTICE_RESERVE);
+  pthread_mutex_unlock (&sv->audit_lock);
+}
+
+/* The raw arguments, as the kernel passed them: JSON text.  */
+static char *
+raw_args (const struct seccomp_notif *req)
+{
+  const __u64 *a = req->data.args;
+
+  return xasprintf ("[\"0x%llx\",\"0x%llx\",\"0x%llx\",\"0x%llx\",\"0x%llx\",\"0x%llx\"]",
+                    (unsigned long long) a[0], (unsigned long long) a[1], (unsigned long long) a[2],
+                    (unsigned long long) a[3], (unsigned long long) a[4],
+                    (unsigned long long) a[5]);
+}
+
+static const char *
+rule_of (const struct sv_call *c)
+{
+  const struct sc_entry *e = c->entry;
+  return c->rule ? c->rule : e && e->rule ? e->rule : "unknown-syscall";
+}
+
+/* A call's record.  Its strings are capped (AUDIT_STR_MAX, the handlers' own caps for args);
+   a record that still comes out longer than AUDIT_RECORD_MAX is written without its args.  */
+static char *
+format_call (struct sv_call *c, const struct sv_record *r, bool with_args, size_t *len)
+{
+  struct ar_json *j = ar_json_new (NULL);
+  bool truncated = r->truncated || !with_args;
+
+  open_record (j, c->sv, &r->time);
+  ar_json_kint (j, "pid", (long long) c->req->pid);
+  kstr_capped (j, "comm", r->comm, &truncated);
+  ar_json_kstr (j, "syscall", c->name);
+  ar_json_key (j, "args");
+  if (with_args)
+    ar_json_raw (j, r->args);
+  else
+    ar_json_null (j);
+  ar_json_kstr (j, "verdict", r->verdict);
+  if (r->err)
+    ar_json_kstr (j, "errno", strerrorname_np (r->err));
+  ar_json_kstr (j, "rule", rule_of (c));
+  ar_json_kstr (j, "severity", policy_severity_name (r->severity));
+  close_record (j, truncated);
+  return finish_line (j, len);
+}
+
+/* An aggregate: the record of the last call it counts, with the count and the times of the
+   first and the last.  */
+static char *
+format_summary (struct sv *sv, const struct audit_agg_entry *e, bool with_args, size_t *len)
+{
+  struct ar_json *j = ar_json_new (NULL);
+  bool truncated = e->truncated || !with_args;
+  bool event = e->verdict == NULL;
+
+  open_record (j, sv, &e->last);
+  if (event)
+    {
+      ar_json_kstr (j, "event", e->name);
+      kstr_capped (j, "detail", e->payload, &truncated);
+    }
+  else
+    {
+      ar_json_kint (j, "pid", e->pid);
+      kstr_capped (j, "comm", e->last_comm, &truncated);
+      ar_json_kstr (j, "syscall", e->name);
+      ar_json_key (j, "args");
+      if (with_args && e->payload)
+        ar_json_raw (j, e->payload);
+      else
+        ar_json_null (j);
+      ar_json_kstr (j, "verdict", e->verdict);
+      if (e->err)
+        ar_json_kstr (j, "errno", strerrorname_np (e->err));
+      ar_json_kstr (j, "rule", e->rule);
+    }
+  ar_json_kstr (j, "severity", policy_severity_name (e->severity));
+  count_fields (j, e);
+  close_record (j, truncated);
+  return finish_line (j, len);
+}
+
+static void
+write_summary (struct sv *sv, const struct audit_agg_entry *e)
+{
+  size_t len;
+  cleanup_free char *line = format_summary (sv, e, true, &len);
+
+  if (len > AUDIT_RECORD_MAX)
+    {
+      free (line);
+      line = format_summary (sv, e, false, &len);
+    }
+  put (sv, e->severity == SEV_ALERT ? AUDIT_ALERT : AUDIT_CALL, line, len, e->count);
+}
+
+static char *
+format_event (struct sv *sv, const struct timespec *when, const char *event, const char *severity,
+              const char *detail, size_t *len)
+{
+  struct ar_json *j = ar_json_new (NULL);
+  bool truncated = false;
+
+  open_record (j, sv, when);
+  ar_json_kstr (j, "event", event);
+  if (detail)
+    kstr_capped (j, "detail", detail, &truncated);
+  ar_json_kstr (j, "severity", severity);
+  close_record (j, truncated);
+  return finish_line (j, len);
+}
+
+#define DUE_BATCH 32
+
+static void
+audit_tick (struct sv *sv, bool all)
+{
+  struct audit_agg_entry due[DUE_BATCH];
+  unsigned long suppressed, alerts;
+  uint64_t now = mono_ns ();
+  bool changed;
+  size_t n;
+
+  /* The count first: whoever saw the container end may be reading it (`state`).  */
+  pthread_mutex_lock (&sv->audit_lock);
+  alerts = sv->budget.alerts;
+  changed = alerts != sv->alerts_written;
+  sv->alerts_written = alerts;
+  pthread_mutex_unlock (&sv->audit_lock);
+  if (changed)
+    write_alerts (sv, alerts);
+  /* Entries written get a new window, so a batch that is full is followed by the rest.  */
+  do
+    {
+      pthread_mutex_lock (&sv->audit_lock);
+      n = audit_agg_expire (&sv->budget, now, all, due, DUE_BATCH);
+      pthread_mutex_unlock (&sv->audit_lock);
+      for (size_t i = 0; i < n; i++)
+        {
+          write_summary (sv, &due[i]);
+          audit_agg_entry_clear (&due[i]);
+        }
+    }
+  while (n == DUE_BATCH);
+  /* Last: aggregates over the rate are among them.  */
+  pthread_mutex_lock (&sv->audit_lock);
+  suppressed = audit_budget_take_suppressed (&sv->budget);
+  pthread_mutex_unlock (&sv->audit_lock);
+  if (suppressed)
+    {
+      struct timespec when;
+      size_t len;
+      cleanup_free char *detail = xasprintf (
+          "the records of %lu calls over the rate limit (%llu bytes a second) were not written",
+          suppressed, (unsigned long long) sv->budget.lim.rate);
+      cleanup_free char *line = NULL;
+      clock_gettime (CLOCK_REALTIME, &when);
+      line = format_event (sv, &when, "audit-suppressed", "warn", detail, &len);
+      put (sv, AUDIT_NOTE, line, len, 0);
+    }
 }
 
 void
 sv_audit_tick (struct sv *sv)
 {
-  unsigned long suppressed, alerts;
-  bool changed;
-
-  pthread_mutex_lock (&sv->audit_lock);
-  suppressed = sv->suppressed;
-  sv->suppressed = 0;
-  alerts = sv->alerts;
-  changed = alerts != sv->alerts_written;
-  sv->alerts_written = alerts;
-  pthread_mutex_unlock (&sv->audit_lock);
-  if (suppressed)
-    {
-      cleanup_free char *detail = xasprintf (
-          "%lu records over the rate limit (%g a second) were not written", suppressed, AUDIT_RATE);
-      sv_audit_event (sv, "audit-suppressed", "warn", detail);
-    }
-  if (changed)
-    write_alerts (sv, alerts);
+  audit_tick (sv, false);
 }
 
-static void
-write_record (struct sv_call *c, const struct sv_record *r)
+void
+sv_audit_finish (struct sv *sv)
 {
-  struct ar_json *j = ar_json_new (NULL);
-  const struct sc_entry *e = c->entry;
-  cleanup_free char *line = NULL;
-  size_t len;
-
-  open_record (j, c->sv, &r->time);
-  ar_json_kint (j, "pid", (long long) c->req->pid);
-  ar_json_kstr (j, "comm", r->comm);
-  ar_json_kstr (j, "syscall", c->name);
-  ar_json_key (j, "args");
-  if (r->args)
-    ar_json_raw (j, r->args);
-  else
-    raw_args (j, c->req);
-  ar_json_kstr (j, "verdict", r->verdict);
-  if (r->err)
-    ar_json_kstr (j, "errno", strerrorname_np (r->err));
-  ar_json_kstr (j, "rule", c->rule ? c->rule : e && e->rule ? e->rule : "unknown-syscall");
-  ar_json_kstr (j, "severity", policy_severity_name (r->severity));
-  ar_json_obj_close (j);
-  line = ar_json_finish (j, &len);
-  line = xrealloc (line, len + 2);
-  append_line (c->sv, line, len);
+  audit_tick (sv, true);
 }
 
+/* After the answer: aggregated, or formatted and written if the budget admits it.  */
 static void
 flush_record (struct sv_call *c, struct sv_record *r)
 {
-  write_record (c, r);
+  struct sv *sv = c->sv;
+  bool alert = r->severity == SEV_ALERT, folded, dropped;
+  struct audit_key k = { .name = c->name,
+                         .verdict = r->verdict,
+                         .rule = rule_of (c),
+                         .comm = r->comm,
+                         .subject = r->subject,
+                         .err = r->err,
+                         .severity = r->severity };
+  uint64_t now = mono_ns ();
+  struct audit_seen seen = {
+    .when = r->time, .pid = (long long) c->req->pid, .comm = r->comm, .truncated = r->truncated
+  };
+
+  if (r->args == NULL)
+    r->args = raw_args (c->req);
+  pthread_mutex_lock (&sv->audit_lock);
+  if (alert)
+    sv->budget.alerts++;
+  /* Past the alerts' rate, or in the reserve, alerts are aggregated by call alone: a workload
+     that renames itself for each call must not fill the log (audit_budget.h).  */
+  if (alert && !audit_budget_alert_precise (&sv->budget, now))
+    k.comm = k.subject = NULL;
+  seen.payload = steal_ptr (&r->args);
+  folded = audit_agg_fold (&sv->budget, &k, now, &seen);
+  r->args = seen.payload;
+  /* Over the rate by its args alone: not worth formatting (nor the time of the next call).  */
+  dropped = !folded
+            && !audit_budget_may (&sv->budget, alert ? AUDIT_ALERT : AUDIT_CALL,
+                                  strlen (r->args) + strlen (sv->id) + 128, 1, now);
+  pthread_mutex_unlock (&sv->audit_lock);
+  if (!folded && !dropped)
+    {
+      size_t len;
+      cleanup_free char *line = format_call (c, r, true, &len);
+      if (len > AUDIT_RECORD_MAX)
+        {
+          free (line);
+          line = format_call (c, r, false, &len);
+        }
+      put (sv, alert ? AUDIT_ALERT : AUDIT_CALL, line, len, 1);
+    }
   free (r->args);
   r->args = NULL;
+  free (r->subject);
+  r->subject = NULL;
   r->pending = false;
   if (r->stale_fd >= 0)
     close (r->stale_fd);
@@ -240,9 +476,10 @@ sv_audit (struct sv_call *c, const char *verdict, int err, const char *args_json
   int sev = c->severity != SEV_NONE ? c->severity : e ? e->severity : SEV_WARN;
   struct sv_record now = { .stale_fd = -1 };
   struct sv_record *r = c->record && !c->record->pending ? c->record : &now;
-  bool valid;
+  bool valid, vouched;
 
-  if (!admit (c->sv, sev == SEV_ALERT))
+  /* Once the budget is used, only alerts are written: the rest costs nothing more.  */
+  if (sev != SEV_ALERT && atomic_load_explicit (&c->sv->audit_closed, memory_order_relaxed))
     return;
   clock_gettime (CLOCK_REALTIME, &r->time);
   if (c->comm)
@@ -254,43 +491,54 @@ sv_audit (struct sv_call *c, const char *verdict, int err, const char *args_json
   valid = sv_id_valid (c);
   if (!valid)
     r->comm[0] = '\0';
+  vouched = valid || !c->unchecked;
   r->verdict = verdict;
   r->err = err;
   r->severity = sev == SEV_NONE ? SEV_INFO : sev;
-  r->args = args_json && (valid || !c->unchecked) ? xstrdup (args_json) : NULL;
+  r->args = args_json && vouched ? xstrdup (args_json) : NULL;
+  r->subject = c->subject && vouched ? xstrdup (c->subject) : NULL;
+  r->truncated = c->truncated && vouched;
   r->pending = true;
   if (r == &now)
     flush_record (c, r);
 }
 
 void
+sv_audit_event_keyed (struct sv *sv, const char *event, const char *severity, const char *detail,
+                      const char *key)
+{
+  bool alert = strcmp (severity, "alert") == 0, folded = false;
+  struct audit_key k = { .name = event, .subject = key ? key : detail, .severity = SEV_ALERT };
+  cleanup_free char *last = detail ? xstrdup (detail) : NULL;
+  unsigned long n = 0;
+  struct timespec when;
+
+  clock_gettime (CLOCK_REALTIME, &when);
+  if (alert)
+    {
+      pthread_mutex_lock (&sv->audit_lock);
+      n = ++sv->budget.alerts;
+      sv->alerts_written = n;
+      struct audit_seen seen = { .when = when, .payload = steal_ptr (&last) };
+      folded = audit_agg_fold (&sv->budget, &k, mono_ns (), &seen);
+      last = seen.payload;
+      pthread_mutex_unlock (&sv->audit_lock);
+    }
+  if (!folded)
+    {
+      size_t len;
+      cleanup_free char *line = format_event (sv, &when, event, severity, detail, &len);
+      put (sv, alert ? AUDIT_ALERT : AUDIT_NOTE, line, len, 1);
+    }
+  /* The supervisor may be about to exit: written now, not at the next tick.  */
+  if (alert)
+    write_alerts (sv, n);
+}
+
+void
 sv_audit_event (struct sv *sv, const char *event, const char *severity, const char *detail)
 {
-  struct ar_json *j = ar_json_new (NULL);
-  cleanup_free char *line = NULL;
-  struct timespec now;
-  size_t len;
-
-  clock_gettime (CLOCK_REALTIME, &now);
-  open_record (j, sv, &now);
-  ar_json_kstr (j, "event", event);
-  if (detail)
-    ar_json_kstr (j, "detail", detail);
-  ar_json_kstr (j, "severity", severity);
-  ar_json_obj_close (j);
-  line = ar_json_finish (j, &len);
-  line = xrealloc (line, len + 2);
-  append_line (sv, line, len);
-  if (strcmp (severity, "alert") == 0)
-    {
-      unsigned long n;
-      pthread_mutex_lock (&sv->audit_lock);
-      n = ++sv->alerts;
-      sv->alerts_written = n;
-      pthread_mutex_unlock (&sv->audit_lock);
-      /* The supervisor may be about to exit: written now, not at the next tick.  */
-      write_alerts (sv, n);
-    }
+  sv_audit_event_keyed (sv, event, severity, detail, NULL);
 }
 
 int

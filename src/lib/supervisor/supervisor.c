@@ -52,8 +52,11 @@ count_alert (int dirfd)
   (void) ar_replace_file (dirfd, SUPERVISOR_ALERTS_FILE, text, strlen (text), 0644, NULL);
 }
 
-/* The records of the supervisor itself, written without the worker's machinery (by the
-   watchdog, or by a command that finds the supervisor lost); alerts are counted.  */
+/* The watchdog's audit records, written without the worker's machinery (nor its budget);
+   alerts are counted.  They are few and small, so the budget keeps room for them
+   (audit_budget.h): at most two per container (a timeout, then the worker's death or the
+   supervisor's stop, after which the watchdog exits), each under AUDIT_NOTICE_MAX (the id is
+   255 bytes at most, the detail is ours and capped).  */
 static void
 audit_record (int dirfd, const char *id, const char *audit_path, const char *event,
               const char *detail, const char *severity)
@@ -63,6 +66,7 @@ audit_record (int dirfd, const char *id, const char *audit_path, const char *eve
   cleanup_free char *time = NULL;
   struct timespec now;
   size_t len;
+  bool cut;
   int fd = audit_open_log (audit_path, NULL);
 
   if (fd < 0)
@@ -74,7 +78,8 @@ audit_record (int dirfd, const char *id, const char *audit_path, const char *eve
   ar_json_kstr (j, "time", time);
   ar_json_kstr (j, "id", id);
   ar_json_kstr (j, "event", event);
-  ar_json_kstr (j, "detail", detail);
+  ar_json_key (j, "detail");
+  ar_json_str_max (j, detail, AUDIT_NOTICE_MAX / 2, &cut);
   ar_json_kstr (j, "verdict", "kill-container");
   ar_json_kstr (j, "severity", severity);
   ar_json_obj_close (j);
@@ -134,6 +139,17 @@ init_exited (int init_pidfd)
   return poll (&p, 1, 0) == 1;
 }
 
+static void
+wait_worker (pid_t worker, int ms)
+{
+  cleanup_close int pidfd = (int) syscall (SYS_pidfd_open, worker, 0);
+  struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+  if (pidfd >= 0)
+    while (poll (&p, 1, ms) < 0 && errno == EINTR)
+      ;
+}
+
 /* SIGTERM.  The init is killed whoever sent it: the container must never go on without its
    supervisor (fail closed); after delete it is dead already, and a failed create has just
    killed it.  A stop that is not agentrt's while the container runs is an alert.  */
@@ -161,6 +177,11 @@ watchdog_stop (const struct watchdog *w, const struct signalfd_siginfo *si)
     (void) syscall (SYS_pidfd_send_signal, w->init_pidfd, SIGKILL, NULL, 0);
   else
     sv_kill_container (w->c, w->init_pidfd);
+  /* Ours (delete, a failed create): the container is dead or dying, and the worker writes its
+     last audit records (aggregates, the alert count) and exits by itself once its processes
+     are gone; a moment for it, within supervisor_stop's second.  */
+  if (w->worker > 0 && ours)
+    wait_worker (w->worker, 500);
   if (w->worker > 0)
     {
       kill (w->worker, SIGKILL);
@@ -515,6 +536,24 @@ bool
 supervisor_alive (pid_t pid, unsigned long long start)
 {
   return pid > 0 && state_proc_start_time (pid) == start;
+}
+
+void
+supervisor_wait (pid_t pid, unsigned long long start, int ms)
+{
+  cleanup_close int pidfd = -1;
+  struct pollfd p;
+
+  if (pid <= 0)
+    return;
+  pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
+  /* The pid is ours only while the start time matches (checked after pidfd_open).  */
+  if (pidfd < 0 || state_proc_start_time (pid) != start)
+    return;
+  p.fd = pidfd;
+  p.events = POLLIN;
+  while (poll (&p, 1, ms) < 0 && errno == EINTR)
+    ;
 }
 
 void

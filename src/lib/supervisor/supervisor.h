@@ -41,6 +41,7 @@
 #include "agentrt/error.h"
 #include "sandbox/egress.h"
 #include "policy/policy.h"
+#include "supervisor/audit_budget.h"
 #include "supervisor/vfiles.h"
 
 #define SUPERVISOR_SOCKET "supervisor.sock"
@@ -90,6 +91,7 @@ struct supervisor_cfg
   /* The container's user namespace has an unprivileged owner and caps its inotify instances
      and fanotify groups (namespaces.c): the supervisor need not count them.  */
   bool fsnotify_by_kernel;
+  struct audit_limits audit; /* the audit log's budget (audit_budget.h) */
 };
 
 /* Fork the supervisor and wait until it serves (its control socket exists); *pid is the
@@ -123,5 +125,9 @@ void supervisor_mark_end (int dirfd);
    status).  Best effort: errors are ignored.  */
 struct state;
 bool supervisor_check (int dirfd, const struct state *s, bool locked);
+
+/* Wait up to `ms` for it to exit by itself, as it does once the container has ended and it has
+   written its last audit records (run: the log and the alert count are then complete).  */
+void supervisor_wait (pid_t pid, unsigned long long start, int ms);
 
 #endif

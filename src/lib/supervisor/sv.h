@@ -14,6 +14,7 @@
 #include <sys/uio.h>
 
 #include "policy/policy.h"
+#include "supervisor/audit_budget.h"
 #include "supervisor/supervisor.h"
 #include "supervisor/vfiles.h"
 
@@ -28,13 +29,12 @@ struct sv
   int audit_fd;        /* O_APPEND */
   int state_dirfd;
   int vfiles_dirfd;
-  pthread_mutex_t audit_lock; /* the rate limit and the counters below */
-  unsigned long alerts, alerts_written;
-  double tokens; /* records that may be written now (a token bucket) */
-  struct timespec refilled;
-  unsigned long suppressed; /* records dropped by the limit since the last summary */
-  int nr_cpu_ids;           /* the host's, for sched_getaffinity's size rule */
-  size_t cpumask_bytes;     /* what the kernel's sched_getaffinity returns for a large buffer */
+  pthread_mutex_t audit_lock;   /* budget and alerts_written */
+  struct audit_budget budget;   /* the audit log's size, rate and aggregates (audit_budget.h) */
+  unsigned long alerts_written; /* the count audit.alerts says */
+  atomic_bool audit_closed;     /* budget.closed, read without the lock before an answer */
+  int nr_cpu_ids;               /* the host's, for sched_getaffinity's size rule */
+  size_t cpumask_bytes;         /* what the kernel's sched_getaffinity returns for a large buffer */
   const struct egress_list *egress; /* NULL: connect is audited, then done by the kernel */
   /* Egress (handlers/egress.c).  An AF_UNIX connect is never continued (the kernel would look
      the fd up again, after a racing thread could have swapped it for a brokered socket of the
@@ -57,7 +57,9 @@ struct sv_record
   const char *verdict;  /* a string constant */
   int err;
   int severity;
-  char *args; /* JSON text (malloc'd), or NULL: the raw six */
+  char *args;     /* JSON text (malloc'd), or NULL: the raw six */
+  char *subject;  /* malloc'd: what tells this call from others (sv_call) */
+  bool truncated; /* the handler cut a string of args */
   char comm[16];
   int stale_fd; /* a /proc file to close once the answer is sent, or -1 */
 };
@@ -82,6 +84,11 @@ struct sv_call
   /* The record's comm when the handler knows it (execve: the new program's); NULL: the
      caller's, read from /proc.  */
   const char *comm;
+  /* What tells this call from another of the same program (an exec's path, a connect's
+     address), for aggregation (audit_budget.h), never written; NULL: nothing does (a denied
+     call is the same call whatever its arguments).  */
+  const char *subject;
+  bool truncated; /* the handler cut a string of args (its record says "truncated": true) */
   struct sv_record *record; /* NULL: sv_audit writes at once (a thread of its own answered) */
 };
 
@@ -126,11 +133,19 @@ int sv_mem_write (const struct sv_call *c, uint64_t addr, const void *buf, size_
    written now, or after the answer when c->record is set (then sv_audit_flush writes it).  */
 void sv_audit (struct sv_call *c, const char *verdict, int err, const char *args_json);
 void sv_audit_flush (struct sv_call *c);
-/* Once a second (the main thread's timer): a summary of suppressed records, and the alert
-   count for `state`, written only when it changed.  */
+/* At setup: the budget's limits.  */
+void sv_audit_init (struct sv *sv, const struct audit_limits *lim);
+/* Once a second (the main thread's timer): the aggregates whose window has ended, a summary of
+   the records the rate dropped, and the alert count for `state`, written only when it
+   changed.  */
 void sv_audit_tick (struct sv *sv);
-/* An event of the supervisor itself (no call): "supervisor-died", …  */
+/* The same before the worker exits, with every aggregate, whatever its window.  */
+void sv_audit_finish (struct sv *sv);
+/* An event of the supervisor itself (no call): "supervisor-died", …  Alerts are aggregated by
+   event and `key` (NULL: the detail), the others are the supervisor's own notes.  */
 void sv_audit_event (struct sv *sv, const char *event, const char *severity, const char *detail);
+void sv_audit_event_keyed (struct sv *sv, const char *event, const char *severity,
+                           const char *detail, const char *key);
 
 typedef void (*sv_handler_fn) (struct sv_call *c);
 void sv_handle_deny (struct sv_call *c);

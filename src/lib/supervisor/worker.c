@@ -273,6 +273,7 @@ serve_notify_fd (struct sv_fd *f, int init_pidfd)
   sv_stop_reason (the_sv.state_dirfd, "supervisor-failed");
   sv_audit_event (&the_sv, "supervisor-failed", "alert", detail);
   (void) sv_mark_end (the_sv.state_dirfd, "supervisor-failed");
+  sv_audit_finish (&the_sv);
   kill_container (init_pidfd); /* last: on cgroup v2 it takes the supervisor along */
   _exit (SUPERVISOR_EXIT_RECORDED);
 }
@@ -340,7 +341,7 @@ setup (const struct supervisor_cfg *c, int init_pidfd, int *ctl, int *sfd, int *
   the_sv.egress = c->egress;
   the_sv.cgroup_dirs = c->cgroup_dirs;
   the_sv.fsnotify_by_kernel = c->fsnotify_by_kernel;
-  pthread_mutex_init (&the_sv.audit_lock, NULL);
+  sv_audit_init (&the_sv, &c->audit);
   sigemptyset (&set);
   sigaddset (&set, SIGTERM);
   sigaddset (&set, SIGINT);
@@ -465,6 +466,7 @@ canary_alert (const struct fanotify_event_metadata *m)
 {
   const struct supervisor_canary *k = canary_of (m->fd);
   cleanup_free char *detail = NULL;
+  cleanup_free char *key = NULL;
   char path[64], comm[32] = "";
   cleanup_close int fd = -1;
   ssize_t n;
@@ -475,7 +477,9 @@ canary_alert (const struct fanotify_event_metadata *m)
     comm[n - (comm[n - 1] == '\n')] = '\0';
   detail
       = xasprintf ("decoy file `%s` opened by pid %d (%s)", k ? k->path : "?", (int) m->pid, comm);
-  sv_audit_event (&the_sv, "canary", "alert", detail);
+  /* Aggregated by file and program, not by pid: a loop of `cat`s is one record and a count.  */
+  key = xasprintf ("%s\n%s", k ? k->path : "?", comm);
+  sv_audit_event_keyed (&the_sv, "canary", "alert", detail, key);
 }
 
 /* fanotify on the canaries (ephemeral.h): every FAN_OPEN is an alert.  It sees opens only: a
@@ -534,7 +538,7 @@ static void __attribute__ ((noreturn)) on_signal (const struct signalfd_siginfo 
       worker_alert ("supervisor-stopped", detail);
       (void) sv_mark_end (the_sv.state_dirfd, "supervisor-stopped");
     }
-  sv_audit_tick (&the_sv);
+  sv_audit_finish (&the_sv);
   kill_container (init_pidfd); /* last: on cgroup v2 it takes the supervisor along */
   _exit (lost ? EXIT_FAILURE : SUPERVISOR_EXIT_RECORDED);
 }
@@ -635,7 +639,7 @@ static void __attribute__ ((noreturn)) main_loop (int ctl, int sfd, int tfd, int
         }
       if (init_gone && fds == NULL && (!the_cfg->trace || traced == TRACER_EMPTY))
         {
-          sv_audit_tick (&the_sv);
+          sv_audit_finish (&the_sv);
           _exit (EXIT_SUCCESS);
         }
     }

@@ -79,10 +79,13 @@ find_decoder (const char *name)
   return NULL;
 }
 
+/* A string is read up to a byte past what its record can show (AUDIT_STR_MAX of JSON text,
+   at least a byte each), so that one that is longer is known to be cut.  */
 static void
 decode_arg (struct sv_call *c, struct ar_json *j, const struct arg_decl *d, uint64_t v)
 {
-  char buf[4096];
+  char buf[AUDIT_STR_MAX + 2];
+  bool cut;
   long n;
 
   ar_json_key (j, d->name);
@@ -98,7 +101,8 @@ decode_arg (struct sv_call *c, struct ar_json *j, const struct arg_decl *d, uint
       /* An unreadable pointer is what it is: recorded as its address.  */
       if (n < 0 && n != -ENAMETOOLONG)
         snprintf (buf, sizeof buf, "<unreadable 0x%llx>", (unsigned long long) v);
-      ar_json_str (j, buf);
+      ar_json_str_max (j, buf, AUDIT_STR_MAX, &cut);
+      c->truncated |= cut;
       return;
     case A_HEX:
       snprintf (buf, sizeof buf, "0x%llx", (unsigned long long) v);

@@ -120,6 +120,7 @@ struct job
   struct sockaddr_storage addr;
   socklen_t len;
   char *args;
+  char *subject; /* the address, for aggregation (sv_call) */
   /* AF_UNIX (is_unix): the caller's root and cwd (O_PATH), fs ids and groups.  */
   bool is_unix;
   int root, cwd;
@@ -139,6 +140,7 @@ job_free (struct job *j)
   if (j->cwd >= 0)
     close (j->cwd);
   free (j->args);
+  free (j->subject);
   free (j);
 }
 
@@ -151,7 +153,8 @@ job_audit (struct job *j, const char *verdict, int err)
                        .resp = &j->resp,
                        .entry = j->entry,
                        .name = j->name,
-                       .rule = j->rule };
+                       .rule = j->rule,
+                       .subject = j->subject };
   sv_audit (&c, verdict, err, j->args);
 }
 
@@ -518,6 +521,7 @@ job_new (struct sv_call *c, const char *rule, const char *args_json)
   j->name = c->name;
   j->rule = rule;
   j->args = xstrdup (args_json);
+  j->subject = c->subject ? xstrdup (c->subject) : NULL;
   j->sock = j->root = j->cwd = -1;
   return j;
 }

@@ -21,17 +21,20 @@
 #include "utils.h"
 
 #define EXEC_MAX_ARGS 64
-#define EXEC_MAX_BYTES 4096 /* of argv's strings, NULs included */
-#define EXEC_PIECE 256      /* what the batch reads of each string */
+/* What argv's strings may take in the record: their JSON text (quotes aside) plus one each.
+   For plain text that is their bytes with their NULs; control bytes take six each.  */
+#define EXEC_MAX_BYTES 4096
+#define EXEC_PIECE 256 /* what the batch reads of each string */
 #define PAGE 4096
 
 struct exec_read
 {
   char path[4096];
-  uint64_t argv[EXEC_MAX_ARGS];
+  /* One pointer more than is recorded: whether argv goes on past what the record shows.  */
+  uint64_t argv[EXEC_MAX_ARGS + 1];
   int argc; /* pointers read before the NULL one or the first unreadable one */
   char piece[EXEC_MAX_ARGS][EXEC_PIECE];
-  char str[EXEC_MAX_BYTES]; /* a string longer than its piece */
+  char str[EXEC_MAX_BYTES + 1]; /* a string longer than its piece */
 };
 
 static size_t
@@ -104,10 +107,10 @@ read_path_argv (struct sv_call *c, uint64_t path, uint64_t argv, struct exec_rea
       if (x->argc < (int) (alen / 8))
         return;
     }
-  while (argv && x->argc < EXEC_MAX_ARGS)
+  while (argv && x->argc < EXEC_MAX_ARGS + 1)
     {
       uint64_t at = argv + (uint64_t) x->argc * 8;
-      size_t want = to_page_end (at, (size_t) (EXEC_MAX_ARGS - x->argc) * 8);
+      size_t want = to_page_end (at, (size_t) (EXEC_MAX_ARGS + 1 - x->argc) * 8);
       struct iovec l, r;
       int k;
 
@@ -123,41 +126,47 @@ read_path_argv (struct sv_call *c, uint64_t path, uint64_t argv, struct exec_rea
     }
 }
 
+/* argv's strings, within EXEC_MAX_BYTES: a string that does not fit is cut ("…"), and those
+   after it, or past EXEC_MAX_ARGS, are left out; either way the record says "truncated".  */
 static void
 argv_json (struct sv_call *c, struct ar_json *j, struct exec_read *x)
 {
   struct iovec local[EXEC_MAX_ARGS], remote[EXEC_MAX_ARGS];
   size_t len[EXEC_MAX_ARGS];
   size_t budget = EXEC_MAX_BYTES;
-  int whole;
+  int argc = x->argc < EXEC_MAX_ARGS ? x->argc : EXEC_MAX_ARGS, i, whole;
+  bool cut = x->argc > EXEC_MAX_ARGS;
 
-  for (int i = 0; i < x->argc; i++)
+  for (i = 0; i < argc; i++)
     {
       len[i] = to_page_end (x->argv[i], EXEC_PIECE);
       local[i] = (struct iovec){ x->piece[i], len[i] };
       remote[i] = (struct iovec){ (void *) (uintptr_t) x->argv[i], len[i] };
     }
-  whole = x->argc ? sv_mem_readv_unchecked (c, local, remote, x->argc) : 0;
+  whole = argc ? sv_mem_readv_unchecked (c, local, remote, argc) : 0;
 
   ar_json_arr_open (j);
-  for (int i = 0; i < x->argc && budget > 1; i++)
+  for (i = 0; i < argc && budget > 1; i++)
     {
       const char *s = x->piece[i];
       size_t n = i < whole ? strnlen (s, len[i]) : 0;
+      bool cut_here;
 
-      if (i >= whole || n == len[i] || n >= budget)
+      if (i >= whole || n == len[i])
         {
-          /* Not read by the batch, longer than its piece, or cut by the budget.  */
-          size_t have = i < whole ? (n < budget - 1 ? n : budget - 1) : 0;
+          /* Not read by the batch, or longer than its piece: read on, up to a byte past what
+             the budget can show, so that a longer string is known to be cut.  */
+          size_t have = n < budget ? n : budget;
           memcpy (x->str, s, have);
-          if (!read_str_rest (c, x->argv[i], x->str, budget, have))
+          if (!read_str_rest (c, x->argv[i], x->str, budget + 1, have))
             break;
           s = x->str;
         }
-      ar_json_str (j, s);
-      budget -= strlen (s) + 1;
+      budget -= ar_json_str_max (j, s, budget - 1, &cut_here) + 1;
+      cut |= cut_here;
     }
   ar_json_arr_close (j);
+  c->truncated |= cut || i < argc;
 }
 
 /* The name the process takes with the new program, as the kernel gives it (begin_new_exec:
@@ -185,7 +194,7 @@ sv_handle_exec (struct sv_call *c)
   struct ar_json *j = ar_json_new (NULL);
   cleanup_free char *args = NULL;
   struct exec_read x;
-
+  bool cut;
   char comm[16];
 
   c->unchecked = true;
@@ -195,11 +204,15 @@ sv_handle_exec (struct sv_call *c)
   ar_json_obj_open (j);
   if (at)
     ar_json_kint (j, "dirfd", (int) a[0]);
-  ar_json_kstr (j, "path", x.path);
+  ar_json_key (j, "path");
+  ar_json_str_max (j, x.path, AUDIT_STR_MAX, &cut);
   ar_json_key (j, "argv");
   argv_json (c, j, &x);
   ar_json_obj_close (j);
   args = ar_json_finish (j, NULL);
+  c->truncated |= cut;
+  /* Execs of one program are aggregated, whatever their argv.  */
+  c->subject = x.path;
   sv_reply_continue (c);
   sv_audit (c, "allow", 0, args);
 }

@@ -42,6 +42,7 @@ sv_sockaddr_json (const void *sa, size_t len)
 {
   const struct sockaddr_storage *ss = sa;
   struct ar_json *j = ar_json_new (NULL);
+  bool cut;
 
   ar_json_obj_open (j);
   if (len < sizeof ss->ss_family)
@@ -59,7 +60,9 @@ sv_sockaddr_json (const void *sa, size_t len)
       else
         snprintf (path, sizeof path, "%.*s", (int) strnlen (un->sun_path, n), un->sun_path);
       ar_json_kstr (j, "family", "unix");
-      ar_json_kstr (j, "path", path);
+      ar_json_key (j, "path");
+      /* 108 bytes at most, but of any kind: capped as every string of a record is.  */
+      ar_json_str_max (j, path, AUDIT_STR_MAX, &cut);
     }
   else
     ar_json_kint (j, "family", ss->ss_family);
@@ -104,6 +107,8 @@ audit_address (struct sv_call *c, bool connect_call)
     }
   addr = sv_sockaddr_json (&ss, (size_t) len);
   args = xasprintf ("{\"fd\":%d,\"addr\":%s}", (int) c->req->data.args[0], addr);
+  /* Connects to different places are not aggregated.  */
+  c->subject = addr;
   /* Brokered: the broker acts on this copy of the address, never on the workload's memory.  */
   if (c->sv->egress && connect_call)
     {
