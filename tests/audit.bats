@@ -112,6 +112,23 @@ flood_count() { sed -n "s/.*\\b$1=\\([0-9]*\\).*/\\1/p" <<<"$output" | tail -1; 
   [ "$(alerts)" -ge $((mounts + 20)) ]
 }
 
+@test "audit: agentrt.conf's audit_budget caps every container's log; a bad one fails create" {
+  flood_setup /bin/sh -c '/bin/audit_flood --vary 3'
+  printf 'audit_budget = 512k\n' >"$ROOT/agentrt.conf"
+  agentrt --config "$ROOT/agentrt.conf" run --keep -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ "$(stat -c %s "$(LOG)")" -le $((512 * 1024)) ]
+  [ "$(records '.event == "audit-budget-exhausted"')" -eq 1 ]
+  agentrt delete "$CID"
+  printf 'audit_budget = 10k\n' >"$ROOT/agentrt.conf"
+  agentrt --config "$ROOT/agentrt.conf" create -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"agentrt.conf:1: audit_budget: \`10k\`: expected a size of at least 64k"* ]]
+  agentrt --config "$ROOT/agentrt.conf" create --audit-budget 1m -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ] # a bad file is an error whatever the flags say
+  leaves_nothing
+}
+
 @test "audit: --audit-budget must be a size of 64k at least" {
   agentrt create --audit-budget 10k -b "$BUNDLE" "$CID"
   [ "$status" -eq 1 ]

@@ -66,6 +66,9 @@ test_parse_good (void)
   CHECK (parse_is ("\taudit_dir\t=\t//var//log/agentrt/", NULL, &c));
   CHECK_STR (c.audit_dir, "/var/log/agentrt");
   operator_release (&c);
+  CHECK (parse_is ("audit_budget = 16m\n", NULL, &c));
+  CHECK (c.audit_budget == 16ULL << 20);
+  operator_release (&c);
   return 0;
 }
 
@@ -105,6 +108,10 @@ test_parse_errors (void)
                    &c));
   CHECK (parse_is ("pod_annotations = io.agentrt.platform,,io.agentrt.audit\n",
                    "agentrt.conf:1: pod_annotations: an empty item", &c));
+  CHECK (parse_is ("audit_budget = 63k\n",
+                   "agentrt.conf:1: audit_budget: `63k`: expected a size of at least 64k (such as "
+                   "64m)",
+                   &c));
   CHECK (parse_is ("# no audit_dir\npod_annotations = io.agentrt.audit\n",
                    "agentrt.conf:2: pod_annotations: io.agentrt.audit needs audit_dir (the only "
                    "directory it may name a file in)",

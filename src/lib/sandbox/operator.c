@@ -12,6 +12,8 @@
 
 #include "sandbox/annotations.h"
 #include "sandbox/operator.h"
+#include "sandbox/sandbox.h"
+#include "supervisor/audit_budget.h"
 #include "utils.h"
 
 /* Far more than any real file; a bigger one is a mistake (or not a configuration).  */
@@ -99,8 +101,19 @@ set_pod_annotations (struct operator_conf *c, const char *v, ar_error_t *err)
   return 0;
 }
 
+/* The same sizes as --audit-budget (sandbox_parse_size), the same floor.  */
+static int
+set_audit_budget (struct operator_conf *c, const char *v, ar_error_t *err)
+{
+  if (sandbox_parse_size (v, &c->audit_budget) < 0 || c->audit_budget < AUDIT_MAX_BYTES_MIN)
+    return ar_make_error (err, 0,
+                          "audit_budget: `%s`: expected a size of at least 64k (such as 64m)", v);
+  return 0;
+}
+
 static const struct operator_key operator_keys[] = {
   { "audit_dir", set_audit_dir },
+  { "audit_budget", set_audit_budget },
   { "pod_annotations", set_pod_annotations },
 };
 

@@ -13,6 +13,8 @@
      audit_dir = DIR          every container's audit log is DIR/ID.jsonl (instead of
                               ROOT/ID/audit.jsonl, which goes with the container); DIR is made
                               0750 when missing
+     audit_budget = SIZE      the most each container's audit log may grow (64k at least;
+                              default 64m; an eighth kept for alerts); --audit-budget wins
      pod_annotations = K,…    operator-only annotation keys that config.json may nevertheless
                               use on this node (annotations.h); io.agentrt.audit then names a
                               file directly under audit_dir, nothing else
@@ -29,9 +31,10 @@
 
 struct operator_conf
 {
-  char *path;             /* the file read, or NULL: none, every default */
-  char *audit_dir;        /* absolute, without a trailing '/'; NULL: ROOT/ID/audit.jsonl */
-  char **pod_annotations; /* NULL-terminated, or NULL: none */
+  char *path;                      /* the file read, or NULL: none, every default */
+  char *audit_dir;                 /* absolute, without a trailing '/'; NULL: ROOT/ID/audit.jsonl */
+  char **pod_annotations;          /* NULL-terminated, or NULL: none */
+  unsigned long long audit_budget; /* bytes; 0: the default (--audit-budget wins) */
 };
 
 /* Read `path`, or (named false) the default, whose absence is no error.  */

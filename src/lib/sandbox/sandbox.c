@@ -547,6 +547,8 @@ sandbox_resolve (const struct spec_map *a, const struct sandbox_flags *f, struct
     return ar_make_error (err, EINVAL,
                           "--audit-budget: `%s`: expected a size of at least 64k (such as 64m)",
                           f->audit_budget);
+  if (!f->audit_budget && f->op)
+    out->audit_bytes = f->op->audit_budget;
   if (release == NULL)
     out->uname_release = xstrdup (SUPERVISOR_DEFAULT_RELEASE);
   else if (resolve_release (release, &out->uname_release, err) < 0)
