@@ -22,6 +22,9 @@ const char *cg_dir_with (const struct cgroup *cg, const char *file);
 void cg_cpuset_inherit (const char *dir);
 /* v2: give the children of `dir` every controller it has (no-op on v1).  */
 void cg_v2_delegate (const char *dir);
+/* crun's and runc's conversion of cpu.shares [2, 262144] to cpu.weight [1, 10000] (the file on
+   v2, and systemd's CPUWeight).  */
+uint64_t cg_shares_to_weight (uint64_t shares);
 /* v1 freezer: FROZEN or THAWED, waiting until the kernel says it is done.  */
 int cg_v1_freeze (const char *dir, bool freeze, ar_error_t *err);
 
