@@ -8,7 +8,7 @@
 set -eu
 export DEBIAN_FRONTEND=noninteractive
 build="autoconf automake libtool make gcc libc6-dev pkg-config git ca-certificates
-  libyajl-dev libseccomp-dev libcap-dev"
+  libyajl-dev libseccomp-dev libcap-dev libsystemd-dev"
 demo="busybox-static debootstrap python3 jq procps util-linux bsdutils"
 tests="bats clang-format tmux qemu-system-x86 cpio xz-utils strace
   podman conmon runc containerd docker.io python3-grpcio"

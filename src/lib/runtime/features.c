@@ -20,7 +20,7 @@
 static const struct
 {
   bool cgroup_v1, cgroup_v2, cgroup_systemd, seccomp, apparmor, selinux, intel_rdt;
-} applied = { .cgroup_v1 = true, .cgroup_v2 = true, .seccomp = true };
+} applied = { .cgroup_v1 = true, .cgroup_v2 = true, .cgroup_systemd = true, .seccomp = true };
 
 static void
 write_named (struct ar_json *j, const char *key, const struct spec_named_value *v)

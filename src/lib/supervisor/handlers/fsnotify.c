@@ -119,7 +119,7 @@ at_cap (const struct sv *sv, const char *link)
   struct found f = { .n = 0 };
   bool more = true;
 
-  if (sv->cgroup_dirs == NULL || cgroup_from_dirs (sv->cgroup_dirs, &cg, NULL) < 0)
+  if (sv->cgroup_dirs == NULL || cgroup_from_dirs (sv->cgroup_dirs, NULL, &cg, NULL) < 0)
     return false;
   if (cgroup_pids_all (&cg, &pids, &n, NULL) < 0)
     n = 0;
