@@ -161,6 +161,10 @@ vm_ran() {
   guest_test v2 "killed create"
 }
 
+@test "systemd VM v2: a create that fails after its unit exists stops it and leaves nothing" {
+  guest_test v2 "failed create"
+}
+
 @test "systemd VM v2: runc --systemd-cgroup (the control) runs, pauses and deletes its unit" {
   guest_test v2 "runc control"
 }
@@ -235,6 +239,10 @@ vm_ran() {
 
 @test "systemd VM hybrid: delete --force after a killed create leaves no v1 directory" {
   guest_test hybrid "killed create"
+}
+
+@test "systemd VM hybrid: a create that fails after its unit exists leaves no v1 directory" {
+  guest_test hybrid "failed create"
 }
 
 @test "systemd VM hybrid: runc --systemd-cgroup (the control)" {

@@ -385,6 +385,20 @@ t_killed_create() {
   [ ! -e "$ROOT/$CID" ] || fail "state dir left"
 }
 
+# A create that fails after its unit exists (a createRuntime hook that fails) leaves nothing:
+# the unit stopped, the directories gone, no state.
+t_failed_create() {
+  local unit d
+  bundle sleep 1000 || return 1
+  edit '.hooks.createRuntime = [{"path": "/bin/false"}]'
+  ar --systemd-cgroup create -b "$B" "$CID" && fail "create succeeded" && return 1
+  unit=agentrt-$CID.scope
+  unit_gone "$unit" || fail "unit left: $(prop "$unit" ActiveState)" || return 1
+  d=$(dirs_left "$unit")
+  [ -z "$d" ] || fail "left: $d" || return 1
+  [ ! -e "$ROOT/$CID" ] || fail "state dir left"
+}
+
 # runc, the control: the same lifecycle, its unit gone after delete.
 t_runc_control() {
   bundle sleep 1000 || return 1
@@ -560,6 +574,7 @@ run_test "exec ps kill all" t_exec_kill
 run_test "devices" t_devices
 run_test "journal" t_journal
 run_test "killed create" t_killed_create
+run_test "failed create" t_failed_create
 run_test "runc control" t_runc_control
 run_test "create time" t_create_time
 run_test "oom like runc" t_oom

@@ -142,8 +142,14 @@ cgroup_systemd_place (struct cgroup *cg, pid_t pid, const char *id, const struct
       cleanup_free char *text = systemd_props_text (&p);
       ar_debug ("systemd: start unit %s with\n%s", cg->unit, text);
     }
-  if (sdbus_start_unit (cg->bus, cg->unit, &p, err) < 0 || join_unplaced (cg, pid, err) < 0
-      || cgroup_apply (cg, r, err) < 0 || cgroup_allow_devices (cg, r, devs, n_devs, err) < 0)
+  if (sdbus_start_unit (cg->bus, cg->unit, &p, err) < 0)
+    return -1;
+  /* systemd is not needed again unless create fails (cgroup_destroy connects anew): the
+     connection is not held while the container is set up, nor inherited by the supervisor.  */
+  sdbus_close (cg->bus);
+  cg->bus = NULL;
+  if (join_unplaced (cg, pid, err) < 0 || cgroup_apply (cg, r, err) < 0
+      || cgroup_allow_devices (cg, r, devs, n_devs, err) < 0)
     return -1;
   return 0;
 }
