@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <yajl/yajl_gen.h>
+#include <yajl/yajl_parse.h>
 #include <yajl/yajl_tree.h>
 
 #include "json.h"
@@ -14,7 +16,19 @@
 struct ar_json
 {
   yajl_gen gen;
+  /* The first call that failed, kept: yajl does not stop on its own, and a call after
+     yajl_max_depth_exceeded writes past the end of its 128-level state array.  */
+  yajl_gen_status status;
 };
+
+/* Every writer call goes through this: nothing more is written once one call has failed.  */
+#define GEN(j, call)                         \
+  do                                         \
+    {                                        \
+      if ((j)->status == yajl_gen_status_ok) \
+        (j)->status = (call);                \
+    }                                        \
+  while (0)
 
 struct ar_json *
 ar_json_new (const char *indent)
@@ -44,44 +58,90 @@ ar_json_freep (void *p)
   ar_json_free (*(struct ar_json **) p);
 }
 
-char *
-ar_json_finish (struct ar_json *j, size_t *len)
+static const char *
+gen_status_text (yajl_gen_status st)
+{
+  switch (st)
+    {
+    case yajl_max_depth_exceeded:
+      return "nested deeper than 128 levels";
+    case yajl_gen_keys_must_be_strings:
+      return "a key that is not a string";
+    case yajl_gen_generation_complete:
+      return "a second value after the document";
+    case yajl_gen_invalid_number:
+      return "an invalid number";
+    case yajl_gen_invalid_string:
+      return "a string that is not UTF-8";
+    default:
+      return "invalid document";
+    }
+}
+
+int
+ar_json_finish_checked (struct ar_json *j, const char *what, char **out, size_t *len,
+                        ar_error_t *err)
 {
   const unsigned char *buf = NULL;
   size_t n = 0;
-  char *out;
+  yajl_gen_status st = j->status;
 
-  yajl_gen_get_buf (j->gen, &buf, &n);
+  if (st == yajl_gen_status_ok)
+    st = yajl_gen_get_buf (j->gen, &buf, &n);
+  if (st != yajl_gen_status_ok)
+    {
+      ar_json_free (j);
+      return ar_make_error (err, 0, "%s: cannot write JSON: %s", what, gen_status_text (st));
+    }
   /* yajl's beautifier already ends a document with a newline.  */
-  out = xstrndup ((const char *) buf, n);
+  *out = xstrndup ((const char *) buf, n);
   if (len)
     *len = n;
   ar_json_free (j);
+  return 0;
+}
+
+char *
+ar_json_finish (struct ar_json *j, size_t *len)
+{
+  char *out = NULL;
+
+  if (j->status != yajl_gen_status_ok)
+    {
+      /* As ar_oom: a document whose shape the code fixes was refused, a bug in agentrt, and an
+         invalid document must never be written or parsed as if it were whole.  */
+      char msg[128];
+      int n = snprintf (msg, sizeof msg, "agentrt: bug: JSON writer: %s\n",
+                        gen_status_text (j->status));
+      (void) !write (2, msg, (size_t) n);
+      abort ();
+    }
+  (void) ar_json_finish_checked (j, "", &out, len, NULL);
   return out;
 }
 
 void
 ar_json_obj_open (struct ar_json *j)
 {
-  yajl_gen_map_open (j->gen);
+  GEN (j, yajl_gen_map_open (j->gen));
 }
 
 void
 ar_json_obj_close (struct ar_json *j)
 {
-  yajl_gen_map_close (j->gen);
+  GEN (j, yajl_gen_map_close (j->gen));
 }
 
 void
 ar_json_arr_open (struct ar_json *j)
 {
-  yajl_gen_array_open (j->gen);
+  GEN (j, yajl_gen_array_open (j->gen));
 }
 
 void
 ar_json_arr_close (struct ar_json *j)
 {
-  yajl_gen_array_close (j->gen);
+  GEN (j, yajl_gen_array_close (j->gen));
 }
 
 /* yajl writes bytes as they come: a string that is not UTF-8 (a path or a comm a workload
@@ -155,17 +215,17 @@ ar_json_str (struct ar_json *j, const char *s)
 
   if (s == NULL)
     {
-      yajl_gen_null (j->gen);
+      GEN (j, yajl_gen_null (j->gen));
       return;
     }
   len = strlen (s);
   if (utf8_valid_len (s, len) == len)
     {
-      yajl_gen_string (j->gen, (const unsigned char *) s, len);
+      GEN (j, yajl_gen_string (j->gen, (const unsigned char *) s, len));
       return;
     }
   fixed = utf8_fix (s, len);
-  yajl_gen_string (j->gen, (const unsigned char *) fixed, strlen (fixed));
+  GEN (j, yajl_gen_string (j->gen, (const unsigned char *) fixed, strlen (fixed)));
   free (fixed);
 }
 
@@ -178,7 +238,7 @@ ar_json_key (struct ar_json *j, const char *key)
 void
 ar_json_int (struct ar_json *j, long long v)
 {
-  yajl_gen_integer (j->gen, v);
+  GEN (j, yajl_gen_integer (j->gen, v));
 }
 
 void
@@ -186,7 +246,7 @@ ar_json_uint (struct ar_json *j, uint64_t v)
 {
   char buf[24];
   int n = snprintf (buf, sizeof buf, "%llu", (unsigned long long) v);
-  yajl_gen_number (j->gen, buf, n);
+  GEN (j, yajl_gen_number (j->gen, buf, n));
 }
 
 /* yajl_gen_number copies its text as it is: the one way to splice in a value that is JSON
@@ -194,19 +254,19 @@ ar_json_uint (struct ar_json *j, uint64_t v)
 void
 ar_json_raw (struct ar_json *j, const char *json)
 {
-  yajl_gen_number (j->gen, json, strlen (json));
+  GEN (j, yajl_gen_number (j->gen, json, strlen (json)));
 }
 
 void
 ar_json_bool (struct ar_json *j, bool v)
 {
-  yajl_gen_bool (j->gen, v);
+  GEN (j, yajl_gen_bool (j->gen, v));
 }
 
 void
 ar_json_null (struct ar_json *j)
 {
-  yajl_gen_null (j->gen);
+  GEN (j, yajl_gen_null (j->gen));
 }
 
 void
@@ -246,12 +306,168 @@ V (const struct ar_jnode *n)
   return (yajl_val) n;
 }
 
+/* The depth check: yajl's event parser over the text, building nothing, stopped at the first
+   container past AR_JSON_MAX_DEPTH.  It keeps the path to the current value for the error.
+   Syntax errors are left to yajl_tree_parse, which words them.  */
+#define SCAN_KEY_MAX 40
+
+struct scan_level
+{
+  bool array;
+  size_t index;               /* the current item of an array */
+  char key[SCAN_KEY_MAX + 4]; /* the current member of an object, cut short with "..." */
+};
+
+struct depth_scan
+{
+  int depth; /* containers open */
+  bool too_deep;
+  struct scan_level at[AR_JSON_MAX_DEPTH];
+};
+
+static int
+scan_value (void *ctx)
+{
+  struct depth_scan *s = ctx;
+  if (s->depth > 0 && s->at[s->depth - 1].array)
+    s->at[s->depth - 1].index++;
+  return 1;
+}
+
+static int
+scan_open (struct depth_scan *s, bool array)
+{
+  if (s->depth == AR_JSON_MAX_DEPTH)
+    {
+      s->too_deep = true;
+      return 0; /* yajl_status_client_canceled: the rest is not read */
+    }
+  s->at[s->depth++] = (struct scan_level){ .array = array };
+  return 1;
+}
+
+static int
+scan_close (void *ctx)
+{
+  struct depth_scan *s = ctx;
+  s->depth--;
+  return scan_value (ctx);
+}
+
+static int
+scan_start_map (void *ctx)
+{
+  return scan_open (ctx, false);
+}
+
+static int
+scan_start_array (void *ctx)
+{
+  return scan_open (ctx, true);
+}
+
+static int
+scan_key (void *ctx, const unsigned char *key, size_t len)
+{
+  struct depth_scan *s = ctx;
+  char *k = s->at[s->depth - 1].key;
+  size_t n = len > SCAN_KEY_MAX ? SCAN_KEY_MAX : len;
+
+  /* Controls would break the one-line error.  */
+  for (size_t i = 0; i < n; i++)
+    k[i] = key[i] < 0x20 || key[i] == 0x7f ? '?' : (char) key[i];
+  strcpy (k + n, len > n ? "..." : "");
+  return 1;
+}
+
+static int
+scan_bool (void *ctx, int v)
+{
+  (void) v;
+  return scan_value (ctx);
+}
+
+static int
+scan_number (void *ctx, const char *v, size_t len)
+{
+  (void) v, (void) len;
+  return scan_value (ctx);
+}
+
+static int
+scan_string (void *ctx, const unsigned char *v, size_t len)
+{
+  (void) v, (void) len;
+  return scan_value (ctx);
+}
+
+/* The first levels of the path: enough to find where the nesting starts.  */
+#define SCAN_PATH_LEVELS 8
+
+static char *
+scan_path (const struct depth_scan *s)
+{
+  char *path = xstrdup ("");
+
+  for (int i = 0; i < s->depth; i++)
+    {
+      char *next;
+
+      if (i == SCAN_PATH_LEVELS)
+        next = xasprintf ("%s...", path);
+      else if (s->at[i].array)
+        next = xasprintf ("%s[%zu]", path, s->at[i].index);
+      else
+        next = xasprintf ("%s%s%s", path, i ? "." : "", s->at[i].key);
+      free (path);
+      path = next;
+      if (i == SCAN_PATH_LEVELS)
+        break;
+    }
+  return path;
+}
+
+static int
+check_depth (const char *text, const char *what, ar_error_t *err)
+{
+  static const yajl_callbacks cb = {
+    .yajl_null = scan_value,
+    .yajl_boolean = scan_bool,
+    .yajl_number = scan_number,
+    .yajl_string = scan_string,
+    .yajl_start_map = scan_start_map,
+    .yajl_map_key = scan_key,
+    .yajl_end_map = scan_close,
+    .yajl_start_array = scan_start_array,
+    .yajl_end_array = scan_close,
+  };
+  struct depth_scan s = { 0 };
+  cleanup_free char *path = NULL;
+  yajl_handle h = yajl_alloc (&cb, NULL, &s);
+
+  if (h == NULL)
+    ar_oom ();
+  /* As yajl_tree_parse reads it.  */
+  yajl_config (h, yajl_allow_comments, 1);
+  if (yajl_parse (h, (const unsigned char *) text, strlen (text)) == yajl_status_ok)
+    (void) yajl_complete_parse (h);
+  yajl_free (h);
+  if (!s.too_deep)
+    return 0;
+  path = scan_path (&s);
+  return ar_make_error (err, 0, "%s: %s%snested deeper than %d levels", what, path,
+                        path[0] ? ": " : "", AR_JSON_MAX_DEPTH);
+}
+
 int
 ar_jparse (const char *text, const char *what, struct ar_jnode **root, ar_error_t *err)
 {
   char msg[512] = "";
-  yajl_val tree = yajl_tree_parse (text, msg, sizeof msg);
+  yajl_val tree;
 
+  if (check_depth (text, what, err) < 0)
+    return -1;
+  tree = yajl_tree_parse (text, msg, sizeof msg);
   if (tree == NULL)
     {
       size_t l = strlen (msg);
