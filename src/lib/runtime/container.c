@@ -271,12 +271,13 @@ ar_version_text (void)
 int
 container_load_config (int dirfd, struct spec **out, ar_error_t *err)
 {
-  cleanup_close int fd = openat (dirfd, CONFIG_COPY, O_RDONLY | O_CLOEXEC);
+  cleanup_close int fd = openat (dirfd, CONFIG_COPY, AR_O_READ_FILE | O_NOFOLLOW);
   cleanup_free char *text = NULL;
 
   if (fd < 0)
     return ar_make_error (err, errno, "open the container's config");
-  if (ar_read_fd (fd, CONFIG_COPY, 0, &text, NULL, err) < 0)
+  if (ar_check_regular (fd, CONFIG_COPY, err) < 0
+      || ar_read_fd (fd, CONFIG_COPY, SPEC_MAX_SIZE, &text, NULL, err) < 0)
     return -1;
   return spec_parse (text, "config.json", out, err);
 }
