@@ -45,7 +45,8 @@ void ar_json_kstr (struct ar_json *j, const char *key, const char *s);
 void ar_json_kint (struct ar_json *j, const char *key, long long v);
 void ar_json_kbool (struct ar_json *j, const char *key, bool v);
 
-/* Reader.  A parsed document is a tree of nodes owned by its root.  */
+/* Reader.  A parsed document is a tree of nodes owned by its root, built in time and memory
+   linear in the text (json.c says how).  */
 enum ar_jtype
 {
   AR_J_NULL,
@@ -57,8 +58,8 @@ enum ar_jtype
 };
 struct ar_jnode;
 /* Documents nest at most this deep: real configs nest less than 10 levels, and this leaves room
-   below the writer's 128 for a copy with edits (profile.c).  Deeper text is refused before a
-   tree is built (yajl frees its trees recursively: 400,000 levels overflowed the stack).  */
+   below the writer's 128 for a copy with edits (profile.c).  Deeper text is refused as it is
+   read, before anything deeper is built.  */
 #define AR_JSON_MAX_DEPTH 64
 /* `what` names the document in errors: "config.json: invalid JSON: …", "config.json:
    a.b[0]: nested deeper than 64 levels".  */
