@@ -84,7 +84,9 @@ annotate_alerts (int dirfd, struct state *s)
 
   if (s->platform == NULL || strcmp (s->platform, "none") == 0)
     return;
-  fd = openat (dirfd, SUPERVISOR_ALERTS_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  /* O_NONBLOCK: the files the supervisor leaves here are regular; anything else must not
+     block `state` or `list`.  */
+  fd = openat (dirfd, SUPERVISOR_ALERTS_FILE, AR_O_READ_FILE | O_NOFOLLOW);
   if (fd >= 0 && (n = read (fd, buf, sizeof buf - 1)) > 0)
     {
       buf[n] = '\0';
@@ -116,8 +118,7 @@ annotate (struct state *s, const char *key, char *value)
 static void
 annotate_stop_reason (int dirfd, struct state *s)
 {
-  cleanup_close int fd
-      = openat (dirfd, SUPERVISOR_STOP_REASON_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  cleanup_close int fd = openat (dirfd, SUPERVISOR_STOP_REASON_FILE, AR_O_READ_FILE | O_NOFOLLOW);
   char buf[64];
   ssize_t n;
 
