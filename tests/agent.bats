@@ -241,6 +241,25 @@ sleepers_of() { pgrep -f -- "sleep $1" | while read -r p; do proc_alive "$p" && 
   leaves_nothing
 }
 
+# The profile copier rewrote configs through yajl's writer, which past 128 levels wrote beyond
+# its state and corrupted the heap; the parser now refuses such nesting before any copy.
+@test "agent: --agent, --memory and the agent annotation on a config nested 200 levels fail cleanly" {
+  cp "$BUNDLE/config.json" "$ROOT/config.json.orig"
+  nest_member "$BUNDLE/config.json" 200
+  local flag
+  for flag in --agent "--memory 64m" "--cpus 1" "--pids 10"; do
+    agentrt_detached create $flag -b "$BUNDLE" "$CID"
+    [ "$status" -eq 1 ]
+    [ "$output" = "agentrt: config.json: x[0][0][0][0][0][0][0]...: nested deeper than 64 levels" ]
+  done
+  jq '.annotations["io.agentrt.profile"] = "agent"' "$ROOT/config.json.orig" >"$BUNDLE/config.json"
+  nest_member "$BUNDLE/config.json" 200
+  agentrt_detached create -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [ "$output" = "agentrt: config.json: x[0][0][0][0][0][0][0]...: nested deeper than 64 levels" ]
+  leaves_nothing
+}
+
 @test "agent: invalid shorthands fail naming the flag, leaving nothing" {
   agentrt run --memory 1k -b "$BUNDLE" "$CID"
   [[ $status -ne 0 && $output == *'--memory: `1k`'* ]]

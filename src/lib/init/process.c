@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/keyctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -260,6 +261,22 @@ new_session (ar_error_t *err)
   return 0;
 }
 
+/* States too large for a datagram (annotations) come in a memfd: the same two documents.  */
+static int
+states_from_fd (int fd_in, struct init_states *st, ar_error_t *err)
+{
+  cleanup_close int fd = fd_in;
+  cleanup_free char *text = NULL;
+  size_t len = 0, l1;
+
+  if (ar_read_fd (fd, "the container states", 2 * STATE_MAX_SIZE + 2, &text, &len, err) < 0)
+    return -1;
+  l1 = strnlen (text, len);
+  st->creating = xstrdup (text);
+  st->created = xstrdup (l1 < len ? text + l1 + 1 : "");
+  return 0;
+}
+
 /* The runtime runs its hooks and sends the two state documents ours get.  */
 static int
 run_runtime_hooks (int sock, struct init_states *st, ar_error_t *err)
@@ -270,6 +287,8 @@ run_runtime_hooks (int sock, struct init_states *st, ar_error_t *err)
     return ar_make_error (err, errno, "ask for createRuntime hooks");
   if (sync_expect (sock, SYNC_HOOKS_DONE, m, err) < 0)
     return -1;
+  if (m->fd >= 0)
+    return states_from_fd (m->fd, st, err);
   st->creating = xstrdup (m->payload);
   st->created = xstrdup (m->payload + strlen (m->payload) + 1 <= m->payload + m->len
                              ? m->payload + strlen (m->payload) + 1
@@ -606,6 +625,24 @@ spawn_finish (struct spawn *sp, int ret, struct process_result *res)
   return 0;
 }
 
+/* The config's annotations are in both states, and may be a few hundred KiB (spec.h): more
+   than one datagram holds.  */
+static int
+send_states_memfd (int sock, const char *both, size_t len, ar_error_t *err)
+{
+  struct sync_msg h = { .type = SYNC_HOOKS_DONE };
+  cleanup_close int fd = memfd_create ("agentrt-states", MFD_CLOEXEC);
+
+  if (fd < 0)
+    return ar_make_error (err, errno, "memfd_create");
+  if (ar_write_all (fd, both, len, "the container states", err) < 0)
+    return -1;
+  if (lseek (fd, 0, SEEK_SET) < 0)
+    return ar_make_error (err, errno, "lseek");
+  return ar_send_fd (sock, fd, &h, offsetof (struct sync_msg, payload), "the container states",
+                     err);
+}
+
 static int
 send_states (int sock, struct spawn *sp, process_runtime_hooks_fn hooks, void *data,
              ar_error_t *err)
@@ -622,9 +659,14 @@ send_states (int sock, struct spawn *sp, process_runtime_hooks_fn hooks, void *d
   both = xmalloc (l1 + l2);
   memcpy (both, creating, l1);
   memcpy (both + l1, created, l2);
-  if (sync_send_data (sock, SYNC_HOOKS_DONE, 0, 0, both, l1 + l2) < 0)
-    return ar_make_error (err, errno, "send the state to the container init");
-  return 0;
+  /* sync_recv keeps a byte for the NUL.  */
+  if (l1 + l2 < SYNC_PAYLOAD_MAX)
+    {
+      if (sync_send_data (sock, SYNC_HOOKS_DONE, 0, 0, both, l1 + l2) < 0)
+        return ar_make_error (err, errno, "send the state to the container init");
+      return 0;
+    }
+  return send_states_memfd (sock, both, l1 + l2, err);
 }
 
 /* One message of the init; 1 once it is READY.  */

@@ -155,7 +155,7 @@ load_config (struct create_ctx *c, ar_error_t *err)
 {
   cleanup_free char *path = xasprintf ("%s/config.json", c->bundle);
 
-  if (ar_read_file (path, 0, &c->config_text, NULL, err) < 0)
+  if (ar_read_file (path, SPEC_MAX_SIZE, &c->config_text, NULL, err) < 0)
     return -1;
   return spec_parse (c->config_text, "config.json", &c->spec, err);
 }

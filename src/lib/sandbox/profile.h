@@ -25,7 +25,8 @@ struct profile_edits
 /* Does `e` change anything?  */
 bool profile_edits_any (const struct profile_edits *e);
 
-/* `text` (a config.json) with the edits applied, pretty-printed (caller frees *out).  The
+/* `text` (a config.json) with the edits applied, pretty-printed unless it is larger than 1 MiB
+   (caller frees *out).  The
    agent profile: a new user namespace mapping root to PROFILE_AGENT_HOST_ID (unless the config
    has one with mappings), a new network namespace (loopback only), every capability dropped,
    noNewPrivileges, a writable root (over the ephemeral upper layer), cgroup mounts dropped (not
