@@ -211,6 +211,7 @@ test_make_audit_dir (void)
   CHECK (stat (dir, &st) == 0 && S_ISDIR (st.st_mode) && (st.st_mode & 07777) == 0750);
   CHECK (operator_make_audit_dir (&c, &err) == 0); /* there already */
   rmdir (dir);
+  free (dir);
   c.audit_dir = dir = xasprintf ("%s/logs", tmp_dir);
   rmdir (dir);
   free (dir);
