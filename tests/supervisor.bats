@@ -812,8 +812,13 @@ tracer_of() { awk '$1 == "TracerPid:" { print $2 }' "/proc/$1/status"; }
   leaves_nothing
 }
 
-# counter_at: what the workload's counter file says now.
-counter_at() { cat "$BUNDLE/rootfs/tmp/n" 2>/dev/null || echo 0; }
+# counter_at: what the workload's counter file says now (0 for none, or for an empty one: the
+# loop's `echo >` truncates before it writes, and a STOP may fall in between).
+counter_at() {
+  local v
+  v=$(cat "$BUNDLE/rootfs/tmp/n" 2>/dev/null)
+  echo "${v:-0}"
+}
 
 # A tracee's signals are passed on: a trapped TERM runs its trap; STOP stops the whole container
 # until CONT (a group stop the tracer keeps with PTRACE_LISTEN, not a stop of its own).
