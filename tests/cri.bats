@@ -5,8 +5,9 @@
 # it runs in its own mount namespace with a private /run (tests/lib/containerd.sh, through
 # tests/lib/cri.sh), so the shims' sockets never touch the host's /run/containerd/s.
 # Images are built here (tests/pause/pause.c, a busybox rootfs) and imported: no registry.
-# Pods use the node's network (hostNetwork): no CNI network exists on this machine, and a pod
-# network namespace is set up by CNI only (containerd's RunPodSandbox fails without one).
+# Pods use the node's network (hostNetwork): a pod network namespace is set up by CNI only
+# (containerd's RunPodSandbox fails without one), and tests/cni.bats runs pods on the CNI network
+# it builds.
 
 load helpers
 source "$BATS_TEST_DIRNAME/lib/cri.sh"

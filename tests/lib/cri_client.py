@@ -42,8 +42,11 @@ def pod_sandbox_config(a):
     # The kubelet's pod with hostNetwork: true, as tests/cri.bats runs it (no CNI here).
     secctx = Msg().msg(1, namespace_option(NODE if a.host_network else POD, CONTAINER, POD))
     linux = Msg().string(1, a.cgroup_parent).msg(2, secctx)
-    return (Msg().msg(1, meta).string(2, a.hostname).string(3, a.log_dir)
-            .map(6, kv(a.label)).map(7, kv(a.annotation)).msg(8, linux))
+    m = Msg().msg(1, meta).string(2, a.hostname).string(3, a.log_dir)
+    if a.dns_server:
+        # DNSConfig: containerd writes the sandbox's resolv.conf from it.
+        m.msg(4, Msg().strings(1, a.dns_server))
+    return m.map(6, kv(a.label)).map(7, kv(a.annotation)).msg(8, linux)
 
 
 def linux_resources(a):
@@ -171,7 +174,9 @@ def cmd_status(c, a):
 def cmd_podstatus(c, a):
     r = c.call("PodSandboxStatus", Msg().string(1, a.id))
     s = decode(one(r, 1, b""))
+    net = decode(one(s, 5, b"")) if 5 in s else {}
     print(json.dumps({"id": text(s, 1), "state": SANDBOX_STATES.get(one(s, 3, 0), "?"),
+                      "ip": text(net, 1) if net else "",
                       "annotations": string_map(s, 8), "runtime_handler": text(s, 9)}))
 
 
@@ -226,6 +231,7 @@ def main():
     s.add_argument("--handler", default="", help="runtime_handler (RuntimeClass handler)")
     s.add_argument("--pod-network", dest="host_network", action="store_false",
                    help="a pod network namespace (needs CNI) instead of the node's")
+    s.add_argument("--dns-server", action="append", help="the pod's DNS server (DNSConfig)")
     s.add_argument("--save", help="write the PodSandboxConfig here, for create --pod-config")
     s.set_defaults(fn=cmd_runp)
 

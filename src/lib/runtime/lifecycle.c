@@ -70,8 +70,9 @@ struct create_ctx
   bool systemd_cgroup;          /* --systemd-cgroup */
   struct cgroup cg;
   bool cg_made;
-  struct ephemeral eph; /* with --ephemeral: the overlay and the canaries' fanotify fd */
-  int journal_fd;       /* the state directory's journal, for appending */
+  struct ephemeral eph;          /* with --ephemeral: the overlay and the canaries' fanotify fd */
+  int journal_fd;                /* the state directory's journal, for appending */
+  struct egress_netns egress_ns; /* where the broker connects from (egress.h) */
 };
 
 static void
@@ -94,6 +95,7 @@ create_ctx_release (struct create_ctx *c)
   cgroup_release (&c->cg);
   ephemeral_release (&c->eph);
   ar_closep (&c->journal_fd);
+  ar_closep (&c->egress_ns.fd);
 }
 
 static void
@@ -236,7 +238,8 @@ prepare_policy (struct create_ctx *c, ar_error_t *err)
   return vfiles_limits_from_spec (c->spec, c->limits, err);
 }
 
-/* An allowlist needs the broker (the supervisor) and a loopback-only network namespace.  */
+/* An allowlist needs the broker (the supervisor), a loopback-only network namespace, and its
+   names resolved where the broker connects from.  */
 static int
 prepare_egress (struct create_ctx *c, ar_error_t *err)
 {
@@ -245,7 +248,7 @@ prepare_egress (struct create_ctx *c, ar_error_t *err)
   if (c->sb.platform == PLATFORM_NONE)
     return ar_make_error (err, EINVAL, "%s: needs the supervisor's broker, not --platform none",
                           c->sb.egress_from);
-  return egress_prepare_spec (c->spec, c->sb.egress_from, err);
+  return sandbox_prepare_egress (&c->sb, c->spec, c->bundle, &c->op, &c->egress_ns, err);
 }
 
 /* Everything create checks before it touches the machine.  */
@@ -673,6 +676,7 @@ start_supervisor (struct create_ctx *c, pid_t init, int listener, bool trace, ar
                                .cgroup_dirs = c->st->cgroup_dirs,
                                .limit_dirs = limit_dirs (&c->cg),
                                .egress = c->sb.egress,
+                               .egress_netns_fd = c->egress_ns.fd,
                                .notify_fd = listener,
                                .trace = trace,
                                .timeout_ms = c->sb.timeout_ms,
@@ -861,6 +865,7 @@ create_container (const struct ar_globals *g, const char *id, const struct ar_cr
   c.eph.overlay_fd = c.eph.fanotify_fd = -1;
   c.vfiles_fd = -1;
   c.journal_fd = -1;
+  c.egress_ns.fd = -1;
   if (prepare_create (&c, err) < 0)
     return -1;
   rootfd = state_root_open (container_root (g), true, err);

@@ -219,10 +219,10 @@ has_user_ns (const struct ar_jnode *nss)
 }
 
 /* The config's namespaces, the network one made new (loopback only: a joined one is the host's
-   or a pod's network) and, unless there is one, a new user namespace; pid, ipc, uts, mount and
-   cgroup are added when absent.  */
+   or a pod's network) unless a joined one is kept (profile_edits), and, unless there is one, a
+   new user namespace; pid, ipc, uts, mount and cgroup are added when absent.  */
 static char *
-agent_namespaces (const struct ar_jnode *nss, ar_error_t *err)
+agent_namespaces (const struct ar_jnode *nss, bool keep_joined_net, ar_error_t *err)
 {
   static const char *const want[] = { "pid", "network", "ipc", "uts", "mount", "cgroup", "user" };
   struct ar_json *j = ar_json_new (NULL);
@@ -233,7 +233,7 @@ agent_namespaces (const struct ar_jnode *nss, ar_error_t *err)
     {
       const struct ar_jnode *ns = ar_jat (nss, i);
       const char *t = ns_type (ns);
-      if (t && strcmp (t, "network") == 0)
+      if (t && strcmp (t, "network") == 0 && !(keep_joined_net && ar_jget (ns, "path")))
         continue;
       for (size_t k = 0; t && k < ARRAY_SIZE (want); k++)
         seen[k] |= strcmp (t, want[k]) == 0;
@@ -312,7 +312,7 @@ add_piece (struct edits *e, const char *path, char *raw)
 }
 
 static int
-agent_edits (struct edits *e, const struct ar_jnode *root, ar_error_t *err)
+agent_edits (struct edits *e, const struct ar_jnode *root, bool keep_joined_net, ar_error_t *err)
 {
   static const char *const masked[] = { "/proc/acpi",
                                         "/proc/asound",
@@ -341,7 +341,7 @@ agent_edits (struct edits *e, const struct ar_jnode *root, ar_error_t *err)
       edits_add (e, "linux/uidMappings", id_mapping ());
       edits_add (e, "linux/gidMappings", id_mapping ());
     }
-  if (add_piece (e, "linux/namespaces", agent_namespaces (nss, err)) < 0
+  if (add_piece (e, "linux/namespaces", agent_namespaces (nss, keep_joined_net, err)) < 0
       || add_piece (e, "mounts", agent_mounts (at (root, "mounts"), err)) < 0
       || add_piece (e, "linux/maskedPaths",
                     path_union (at (root, "linux/maskedPaths"), masked, ARRAY_SIZE (masked),
@@ -396,7 +396,7 @@ profile_apply (const char *text, const struct profile_edits *pe, char **out, ar_
     }
   if (pe->pids.set)
     edits_add (&e, "linux/resources/pids/limit", xasprintf ("%lld", (long long) pe->pids.v));
-  if (!pe->agent || agent_edits (&e, root, err) == 0)
+  if (!pe->agent || agent_edits (&e, root, pe->keep_joined_net, err) == 0)
     {
       /* Pretty for people (spec --agent, the state directory's copy), but not a large
          config: its indentation alone could take the copy past SPEC_MAX_SIZE.  */
