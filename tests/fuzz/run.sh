@@ -2,7 +2,8 @@
 # `make fuzz`: builds the libFuzzer targets (tests/fuzz/fuzz_*.c) with clang and the address and
 # undefined sanitizers in BUILDDIR, from DISTDIR (a `make distdir` copy of the sources: this
 # tree may be configured for its own build, and configure refuses a second build beside it),
-# then runs each for FUZZ_SECONDS over a working corpus seeded from tests/fuzz/corpus.  A crash,
+# then runs each for FUZZ_SECONDS over a working corpus seeded from tests/fuzz/corpus (the JSON
+# targets, with spec.dict) or tests/fuzz/corpus-TARGET.  A crash,
 # a leak, a hang (10 s for one input) or a sanitizer report fails it; the input is left in
 # BUILDDIR/crash-*.  Usage: FUZZ_SECONDS=60 run.sh DISTDIR BUILDDIR
 set -eu
@@ -18,15 +19,20 @@ if [ ! -f config.status ] || [ configure -nt config.status ]; then
   ./configure -q CC=clang CFLAGS="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link $san" \
     LDFLAGS="$san" GIT_COMMIT=unknown
 fi
-make -j"$(nproc)" tests/fuzz/fuzz_spec tests/fuzz/fuzz_profile >"$build/build.log" 2>&1 ||
+targets="spec profile dns netpolicy"
+make -j"$(nproc)" $(for t in $targets; do echo tests/fuzz/fuzz_$t; done) >"$build/build.log" 2>&1 ||
   { tail -n 30 "$build/build.log" >&2; exit 1; }
 status=0
-for t in spec profile; do
+for t in $targets; do
+  case $t in
+    spec | profile) seeds=tests/fuzz/corpus dict=-dict=tests/fuzz/spec.dict ;;
+    *) seeds=tests/fuzz/corpus-$t dict= ;;
+  esac
   mkdir -p "$build/corpus-$t"
   echo "fuzz: fuzz_$t for ${seconds}s"
   rc=0
-  ./tests/fuzz/fuzz_"$t" -max_total_time="$seconds" -timeout=10 -dict=tests/fuzz/spec.dict \
-    -artifact_prefix="$build/crash-$t-" -print_final_stats=1 "$build/corpus-$t" tests/fuzz/corpus \
+  ./tests/fuzz/fuzz_"$t" -max_total_time="$seconds" -timeout=10 $dict \
+    -artifact_prefix="$build/crash-$t-" -print_final_stats=1 "$build/corpus-$t" "$seeds" \
     >"$build/fuzz_$t.log" 2>&1 || rc=$?
   grep -E '^#[0-9]+' "$build/fuzz_$t.log" | tail -n 1
   grep -E '^stat::(number_of_executed_units|peak_rss_mb)' "$build/fuzz_$t.log" | tr '\n' ' '
