@@ -420,3 +420,34 @@ sys.exit(0 if fd >= 0 else 1)' "$1"
   [[ $status -ne 0 && $output == *'annotation io.agentrt.profile: `strict`'* ]]
   leaves_nothing
 }
+
+# ---- any bundle path -------------------------------------------------------------------------
+
+# private_bundle: the bundle moved under a directory made by `mktemp -d` (0700, host root's),
+# as every bundle containerd makes is; BUNDLE names it there.  The container's root is an
+# unprivileged host uid that cannot search it.
+private_bundle() {
+  local d
+  d=$(mktemp -d "$ROOT/private.XXXXXX")
+  [ "$(stat -c '%a %u' "$d")" = "700 0" ]
+  mv "$BUNDLE" "$d/b"
+  BUNDLE="$d/b"
+}
+
+@test "agent: run --agent works with the bundle under a 0700 directory of host root (mktemp -d)" {
+  private_bundle
+  sh_args 'id -u; echo w >/tmp/w && cat /tmp/w; ls /bin/true'
+  agentrt run --agent -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = 0 ] && [ "${lines[1]}" = w ] && [ "${lines[2]}" = /bin/true ]
+  # create, start and delete by hand too (an engine's path), with a relative --pid-file: the
+  # runtime's own cwd is the caller's again after the clone.
+  update_config '.process.args = ["/bin/sleep", "100"]'
+  (cd "$ROOT" && agentrt_detached create --agent --pid-file pid -b "$BUNDLE" "$CID-c")
+  [ "$status" -eq 0 ]
+  [ "$(cat "$ROOT/pid")" -eq "$(__agentrt state "$CID-c" | jq .pid)" ]
+  agentrt start "$CID-c"
+  [ "$status" -eq 0 ]
+  agentrt delete --force "$CID-c"
+  leaves_nothing
+}

@@ -281,7 +281,9 @@ in_child (child_fn fn, struct fixture *f, void *arg)
   if (pid == 0)
     {
       int r = -1;
-      if (unshare (CLONE_NEWNS) < 0 || mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+      /* The runtime hands the init the rootfs as its cwd (process.c).  */
+      if (unshare (CLONE_NEWNS) < 0 || mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0
+          || chdir (f->rootfs) < 0)
         printf ("# private mount namespace: %s\n", strerror (errno));
       else
         r = fn (f, arg);
@@ -307,15 +309,19 @@ build (struct fixture *f, const char *config, bool userns, bool no_pivot)
 {
   cleanup_spec struct spec *s = NULL;
   ar_error_t err = NULL;
-  struct rootfs_ctx c
-      = { .bundle = f->bundle, .rootfs = f->rootfs, .userns = userns, .no_pivot = no_pivot };
+  struct rootfs_ctx c = {
+    .bundle = f->bundle, .rootfs = f->rootfs, .userns = userns, .no_pivot = no_pivot, .root_fd = -1
+  };
+  int r;
 
   if (parse_config (config, &s) < 0)
     return -1;
   c.spec = s;
   if (rootfs_prepare (&c, &err) < 0)
     return fail_err (&err, "rootfs_prepare");
-  if (rootfs_pivot (&c, &err) < 0)
+  r = rootfs_pivot (&c, &err);
+  ar_closep (&c.root_fd);
+  if (r < 0)
     return fail_err (&err, "rootfs_pivot");
   return 0;
 }
@@ -836,21 +842,20 @@ hostile_child (struct fixture *f, void *arg)
                        "   'options': ['bind', 'ro'] } ] }";
   cleanup_spec struct spec *s = NULL;
   ar_error_t err = NULL;
-  struct rootfs_ctx c = { .bundle = f->bundle, .rootfs = f->rootfs };
+  struct rootfs_ctx c = { .bundle = f->bundle, .rootfs = f->rootfs, .root_fd = -1 };
   cleanup_free char *x = xasprintf ("%s/x", h->host);
   cleanup_free char *y = xasprintf ("%s/y", h->host);
   cleanup_free char *name = NULL;
   struct statfs sfs;
+  int r;
 
   if (parse_config (config, &s) < 0)
     return -1;
   c.spec = s;
   if (rootfs_prepare (&c, &err) < 0)
     return fail_err (&err, "rootfs_prepare");
-  if (host_untouched (h) < 0)
-    return -1;
-  if (rootfs_pivot (&c, &err) < 0)
-    return fail_err (&err, "rootfs_pivot");
+  if (host_untouched (h) < 0 || (r = rootfs_pivot (&c, &err), ar_closep (&c.root_fd), r) < 0)
+    return err ? fail_err (&err, "rootfs_pivot") : -1;
   /* Inside, the same paths are the container's own.  */
   CHECK (statfs (x, &sfs) == 0 && sfs.f_type == TMPFS_MAGIC);
   CHECK (statfs (y, &sfs) == 0 && sfs.f_type == TMPFS_MAGIC);
@@ -895,12 +900,15 @@ expect_prepare_error (struct fixture *f, const char *mounts, const char *msg, in
   cleanup_spec struct spec *s = NULL;
   cleanup_free char *text = NULL;
   ar_error_t err = NULL;
-  struct rootfs_ctx c = { .bundle = f->bundle, .rootfs = f->rootfs };
+  struct rootfs_ctx c = { .bundle = f->bundle, .rootfs = f->rootfs, .root_fd = -1 };
+  int r;
 
-  if (parse_config (config, &s) < 0)
+  if (parse_config (config, &s) < 0 || chdir (f->rootfs) < 0)
     return -1;
   c.spec = s;
-  if (rootfs_prepare (&c, &err) == 0)
+  r = rootfs_prepare (&c, &err);
+  ar_closep (&c.root_fd);
+  if (r == 0)
     TAP_FAIL ("rootfs_prepare accepted %s", mounts);
   text = ar_error_text (err);
   if (strstr (text, msg) == NULL || err->status != status)
@@ -915,7 +923,8 @@ errors_child (struct fixture *f, void *arg)
   cleanup_spec struct spec *s = NULL;
   cleanup_free char *text = NULL;
   ar_error_t err = NULL;
-  struct rootfs_ctx c = { .bundle = f->bundle, .rootfs = f->rootfs };
+  struct rootfs_ctx c = { .bundle = f->bundle, .rootfs = f->rootfs, .root_fd = -1 };
+  int r;
 
   if (expect_prepare_error (f, "{ 'destination': '/loop/x', 'type': 'tmpfs' }",
                             "resolve `/loop/x` in rootfs", ELOOP)
@@ -943,7 +952,10 @@ errors_child (struct fixture *f, void *arg)
   if (parse_config ("{ 'ociVersion': '1.2.0', 'root': { 'path': 'rootfs' } }", &s) < 0)
     return -1;
   c.spec = s;
-  CHECK (rootfs_pivot (&c, &err) < 0);
+  c.root_fd = open (f->bundle, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  r = rootfs_pivot (&c, &err);
+  ar_closep (&c.root_fd);
+  CHECK (r < 0);
   text = ar_error_text (err);
   /* EBUSY since Linux 5.x (it is on the current root's mount), EINVAL before.  */
   if ((err->status != EINVAL && err->status != EBUSY) || strstr (text, "pivot_root `") == NULL)

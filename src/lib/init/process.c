@@ -472,6 +472,20 @@ prepare_fds (int n, ar_error_t *err)
   return 0;
 }
 
+/* The rootfs is the init's cwd (process_spawn_init), but joining a mount namespace resets the
+   cwd to that namespace's root: there it is looked up by path, in the joined namespace, before
+   a new user namespace takes the runtime's credentials away.  */
+static int
+enter_joined_rootfs (const struct process_init_cfg *c, ar_error_t *err)
+{
+  if (c->ns->join_fd[SPEC_NS_MOUNT] < 0)
+    return 0;
+  if (chdir (c->rootfs) < 0)
+    return ar_make_error (err, errno, "enter the rootfs `%s` in the joined mount namespace",
+                          c->rootfs);
+  return 0;
+}
+
 /* Everything up to the point where the init waits for `start`, in order.  */
 static int
 init_setup (const struct process_init_cfg *c, int sock, struct init_states *st, char **exe,
@@ -487,18 +501,28 @@ init_setup (const struct process_init_cfg *c, int sock, struct init_states *st, 
           .vfile_fds = c->vfile_fds,
           .hosts_fd = c->hosts_fd,
           .overlay = c->overlay_fd >= 0,
-          .overlay_fd = c->overlay_fd };
+          .overlay_fd = c->overlay_fd,
+          .root_fd = -1 };
+  int ret;
 
   /* runc's order: join, then a new user namespace and its maps, then the rest.  */
-  if (namespaces_join (c->ns, err) < 0 || namespaces_unshare_user (c->ns, err) < 0
-      || become_userns_root (c, sock, err) < 0 || namespaces_unshare (c->ns, err) < 0
-      || namespaces_loopback_up (c->ns, err) < 0 || fork_real_init (c, sock, err) < 0
-      || new_session (err) < 0 || namespaces_set_uts (s, c->ns, err) < 0
-      || rootfs_prepare (&rc, err) < 0 || run_runtime_hooks (sock, st, err) < 0)
-    return -1;
-  if (hooks_run (&s->hooks[SPEC_HOOK_CREATE_CONTAINER], "createContainer", st->creating, err) < 0
-      || namespaces_apply_sysctl (s, c->ns, err) < 0 || rootfs_pivot (&rc, err) < 0
-      || send_terminal (&s->process, true, sock, err) < 0)
+  if (namespaces_join (c->ns, err) < 0 || enter_joined_rootfs (c, err) < 0
+      || namespaces_unshare_user (c->ns, err) < 0 || become_userns_root (c, sock, err) < 0
+      || namespaces_unshare (c->ns, err) < 0 || namespaces_loopback_up (c->ns, err) < 0
+      || fork_real_init (c, sock, err) < 0 || new_session (err) < 0
+      || namespaces_set_uts (s, c->ns, err) < 0 || rootfs_prepare (&rc, err) < 0
+      || run_runtime_hooks (sock, st, err) < 0)
+    {
+      ar_closep (&rc.root_fd);
+      return -1;
+    }
+  ret = hooks_run (&s->hooks[SPEC_HOOK_CREATE_CONTAINER], "createContainer", st->creating, err);
+  if (ret == 0)
+    ret = namespaces_apply_sysctl (s, c->ns, err);
+  if (ret == 0)
+    ret = rootfs_pivot (&rc, err);
+  ar_closep (&rc.root_fd);
+  if (ret < 0 || send_terminal (&s->process, true, sock, err) < 0)
     return -1;
   if (creds_set_oom_score_adj (&s->process, err) < 0 || creds_set_personality (&s->linux_, err) < 0
       || rlimits_apply (&s->process, err) < 0 || join_session_keyring (c, err) < 0
@@ -704,27 +728,71 @@ parent_sync (const struct process_init_cfg *c, int sock, struct spawn *sp,
   return r < 0 ? -1 : 0;
 }
 
+/* The init gets the rootfs as its cwd, opened here with the runtime's credentials: the init
+   itself may be the root of a user namespace that cannot search the directories above the
+   bundle (rootfs.h).  *saved is our own cwd, to return to right after the clone.  A joined mount
+   namespace resets the cwd: that init enters the rootfs itself (enter_joined_rootfs).  */
+static int
+cwd_to_rootfs (const struct process_init_cfg *c, int *saved, ar_error_t *err)
+{
+  cleanup_close int root = -1;
+
+  *saved = -1;
+  if (c->ns->join_fd[SPEC_NS_MOUNT] >= 0)
+    return 0;
+  root = open (c->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (root < 0)
+    return ar_make_error (err, errno, "open the rootfs `%s`", c->rootfs);
+  *saved = open (".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (*saved < 0)
+    return ar_make_error (err, errno, "open the working directory");
+  if (fchdir (root) < 0)
+    {
+      int e = errno;
+      ar_closep (saved);
+      return ar_make_error (err, e, "enter the rootfs `%s`", c->rootfs);
+    }
+  return 0;
+}
+
 int
 process_spawn_init (const struct process_init_cfg *c, process_runtime_hooks_fn hooks,
                     void *hooks_data, struct process_result *res, ar_error_t *err)
 {
   int sv[2];
   struct spawn sp = { 0, 0, -1, { -1, -1 } };
+  cleanup_close int saved_cwd = -1;
   int ret;
 
   if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
     return ar_make_error (err, errno, "socketpair");
+  if (cwd_to_rootfs (c, &saved_cwd, err) < 0)
+    {
+      close (sv[0]);
+      close (sv[1]);
+      return -1;
+    }
   sp.clone_pid = clone_child ((unsigned long) c->ns->clone_flags, c->cgroup_fd, err);
+  if (sp.clone_pid == 0)
+    {
+      close (sv[0]);
+      init_main (c, sv[1]);
+    }
+  /* Our own cwd again at once: --pid-file, a relative --root, … name paths of the caller's.  */
+  if (saved_cwd >= 0 && fchdir (saved_cwd) < 0)
+    {
+      int e = errno;
+      if (sp.clone_pid > 0)
+        spawn_kill (&sp);
+      close (sv[0]);
+      close (sv[1]);
+      return ar_make_error (err, e, "return to the working directory");
+    }
   if (sp.clone_pid < 0)
     {
       close (sv[0]);
       close (sv[1]);
       return ar_error_wrap (err, "clone the container init");
-    }
-  if (sp.clone_pid == 0)
-    {
-      close (sv[0]);
-      init_main (c, sv[1]);
     }
   close (sv[1]);
   sp.init_pid = sp.clone_pid;
