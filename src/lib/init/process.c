@@ -56,8 +56,11 @@ enum sync_type
   SYNC_PID_ACK,  /* the runtime has the pid of a process that forked once more */
   SYNC_READY,
   SYNC_ERROR,
-  SYNC_TRACE_ME, /* a ptrace-platform filter is on: attach a tracer before my next step */
-  SYNC_TRACE_OK, /* the supervisor traces it (exec), or will before start (the init) */
+  SYNC_TRACE_ME,      /* a ptrace-platform filter is on: attach a tracer before my next step */
+  SYNC_TRACE_OK,      /* the supervisor traces it (exec), or will before start (the init) */
+  SYNC_MOUNTS_PLEASE, /* the init has its mount namespace: the runtime opens its bind sources */
+  SYNC_MOUNT_SRC,     /* one of them, with SCM_RIGHTS; status: its index in spec->mounts */
+  SYNC_MOUNTS_DONE,
 };
 
 /* One message is one SOCK_SEQPACKET datagram: a header and a payload (an error message, or the
@@ -202,22 +205,68 @@ process_find_executable (const char *name, char **env, char **out, ar_error_t *e
   return ar_make_error (err, 0, "exec `%s`: executable file not found in $PATH", name);
 }
 
-/* In a new user namespace: let the runtime write the maps, then become its root.  */
-static int
-become_userns_root (const struct process_init_cfg *c, int sock, ar_error_t *err)
+static bool
+wants_sources (const struct process_init_cfg *c, bool at_maps)
 {
-  cleanup_free struct sync_msg *m = NULL;
+  return c->sources && c->sources->any && c->sources->at_maps == at_maps;
+}
 
+/* The bind sources the runtime opened for us (sources.h), until the message UNTIL.  */
+static int
+recv_sources (const struct process_init_cfg *c, int sock, int until, int *fds, ar_error_t *err)
+{
+  cleanup_free struct sync_msg *m = sync_msg_new ();
+
+  for (;;)
+    {
+      if (sync_recv (sock, m) < 0)
+        return ar_make_error (err, errno, "sync with the runtime: unexpected message");
+      if (m->type == until && m->fd < 0)
+        return 0;
+      if (m->type != SYNC_MOUNT_SRC || m->fd < 0 || m->status < 0
+          || (size_t) m->status >= c->spec->n_mounts || fds == NULL || fds[m->status] >= 0)
+        {
+          ar_closep (&m->fd);
+          return ar_make_error (err, 0, "sync with the runtime: a bad mount source");
+        }
+      fds[m->status] = m->fd;
+    }
+}
+
+/* In a new user namespace: let the runtime write the maps (and open our bind sources, in the
+   mount namespace unshared with the user namespace), then become its root.  */
+static int
+become_userns_root (const struct process_init_cfg *c, int sock, int *src_fds, ar_error_t *err)
+{
   if (!c->ns->new_ns[SPEC_NS_USER])
     return 0;
   if (sync_send (sock, SYNC_MAPS_PLEASE, 0, 0, NULL) < 0)
     return ar_make_error (err, errno, "ask for user namespace maps");
-  m = sync_msg_new ();
-  if (sync_expect (sock, SYNC_MAPS_DONE, m, err) < 0)
+  if (recv_sources (c, sock, SYNC_MAPS_DONE, src_fds, err) < 0)
     return -1;
   if (setresgid (0, 0, 0) < 0 || setresuid (0, 0, 0) < 0)
     return ar_make_error (err, errno, "become root of the user namespace");
   return namespaces_cap_fsnotify (c->ns, err);
+}
+
+/* Without a new user namespace, idmapped mounts still need the runtime: asked for once our
+   mount namespace is there.  */
+static int
+ask_for_sources (const struct process_init_cfg *c, int sock, int *src_fds, ar_error_t *err)
+{
+  if (!wants_sources (c, false))
+    return 0;
+  if (sync_send (sock, SYNC_MOUNTS_PLEASE, 0, 0, NULL) < 0)
+    return ar_make_error (err, errno, "ask for mount sources");
+  return recv_sources (c, sock, SYNC_MOUNTS_DONE, src_fds, err);
+}
+
+static void
+close_sources (int *fds, size_t n)
+{
+  for (size_t i = 0; fds && i < n; i++)
+    ar_closep (&fds[i]);
+  free (fds);
 }
 
 /* For a pid or time namespace entered after clone: fork the real init; this process reports
@@ -486,6 +535,20 @@ enter_joined_rootfs (const struct process_init_cfg *c, ar_error_t *err)
   return 0;
 }
 
+/* In a joined user namespace, as in a new one (and as runc's init): its root, so that what the
+   init creates belongs to an id the namespace maps (a tmpfs mounted there refuses files of host
+   uid 0 with EOVERFLOW).  The paths the runtime's credentials reach are opened by the runtime
+   (sources.h) or entered before (enter_joined_rootfs).  */
+static int
+become_joined_userns_root (const struct process_init_cfg *c, ar_error_t *err)
+{
+  if (c->ns->join_fd[SPEC_NS_USER] < 0)
+    return 0;
+  if (setresgid (0, 0, 0) < 0 || setresuid (0, 0, 0) < 0)
+    return ar_make_error (err, errno, "become root of the joined user namespace");
+  return 0;
+}
+
 /* Everything up to the point where the init waits for `start`, in order.  */
 static int
 init_setup (const struct process_init_cfg *c, int sock, struct init_states *st, char **exe,
@@ -503,15 +566,31 @@ init_setup (const struct process_init_cfg *c, int sock, struct init_states *st, 
           .overlay = c->overlay_fd >= 0,
           .overlay_fd = c->overlay_fd,
           .root_fd = -1 };
+  int *src_fds = NULL;
   int ret;
 
+  if (c->sources && c->sources->any)
+    {
+      src_fds = xmalloc ((s->n_mounts + 1) * sizeof *src_fds);
+      for (size_t i = 0; i < s->n_mounts; i++)
+        src_fds[i] = -1;
+      rc.sources = c->sources;
+      rc.source_fds = src_fds;
+    }
   /* runc's order: join, then a new user namespace and its maps, then the rest.  */
-  if (namespaces_join (c->ns, err) < 0 || enter_joined_rootfs (c, err) < 0
-      || namespaces_unshare_user (c->ns, err) < 0 || become_userns_root (c, sock, err) < 0
-      || namespaces_unshare (c->ns, err) < 0 || namespaces_loopback_up (c->ns, err) < 0
-      || fork_real_init (c, sock, err) < 0 || new_session (err) < 0
-      || namespaces_set_uts (s, c->ns, err) < 0 || rootfs_prepare (&rc, err) < 0
-      || run_runtime_hooks (sock, st, err) < 0)
+  ret = namespaces_join (c->ns, err) < 0 || enter_joined_rootfs (c, err) < 0
+                || become_joined_userns_root (c, err) < 0
+                || namespaces_unshare_user (c->ns, err) < 0
+                || become_userns_root (c, sock, src_fds, err) < 0
+                || namespaces_unshare (c->ns, err) < 0
+                || ask_for_sources (c, sock, src_fds, err) < 0
+                || namespaces_loopback_up (c->ns, err) < 0 || fork_real_init (c, sock, err) < 0
+                || new_session (err) < 0 || namespaces_set_uts (s, c->ns, err) < 0
+                || rootfs_prepare (&rc, err) < 0
+            ? -1
+            : 0;
+  close_sources (src_fds, s->n_mounts);
+  if (ret < 0 || run_runtime_hooks (sock, st, err) < 0)
     {
       ar_closep (&rc.root_fd);
       return -1;
@@ -651,6 +730,31 @@ send_states (int sock, struct spawn *sp, process_runtime_hooks_fn hooks, void *d
   return 0;
 }
 
+/* The init's bind sources, opened in its mount namespace (sources.h), one message each; ours
+   are closed again: the init holds them now (or has died, taking them along).  */
+static int
+send_sources (const struct process_init_cfg *c, int sock, struct spawn *sp, ar_error_t *err)
+{
+  const struct sources_plan *p = c->sources;
+  cleanup_free int *fds = NULL;
+  int ret = 0;
+
+  if (!p->any)
+    return 0;
+  fds = xmalloc ((p->n + 1) * sizeof *fds);
+  if (sources_open (p, &c->spec->linux_, sp->clone_pid, fds, err) < 0)
+    return -1;
+  for (size_t i = 0; i < p->n; i++)
+    {
+      struct sync_msg h = { .type = SYNC_MOUNT_SRC, .status = (int) i };
+      if (fds[i] >= 0 && ret == 0)
+        ret = ar_send_fd (sock, fds[i], &h, offsetof (struct sync_msg, payload), "a mount source",
+                          err);
+      ar_closep (&fds[i]);
+    }
+  return ret;
+}
+
 /* One message of the init; 1 once it is READY.  */
 static int
 parent_step (const struct process_init_cfg *c, int sock, struct spawn *sp, struct sync_msg *m,
@@ -659,9 +763,16 @@ parent_step (const struct process_init_cfg *c, int sock, struct spawn *sp, struc
   switch (m->type)
     {
     case SYNC_MAPS_PLEASE:
-      if (namespaces_write_id_maps (sp->clone_pid, &c->spec->linux_, err) < 0)
+      if (namespaces_write_id_maps (sp->clone_pid, &c->spec->linux_, err) < 0
+          || (c->sources && c->sources->at_maps && send_sources (c, sock, sp, err) < 0))
         return -1;
       return sync_send (sock, SYNC_MAPS_DONE, 0, 0, NULL) < 0
+                 ? ar_make_error (err, errno, "sync with the container init")
+                 : 0;
+    case SYNC_MOUNTS_PLEASE:
+      if (c->sources == NULL || send_sources (c, sock, sp, err) < 0)
+        return c->sources ? -1 : ar_make_error (err, 0, "container init asked for no sources");
+      return sync_send (sock, SYNC_MOUNTS_DONE, 0, 0, NULL) < 0
                  ? ar_make_error (err, errno, "sync with the container init")
                  : 0;
     case SYNC_INIT_PID:
@@ -691,7 +802,10 @@ parent_step (const struct process_init_cfg *c, int sock, struct spawn *sp, struc
     case SYNC_READY:
       return 1;
     case SYNC_ERROR:
-      return ar_make_error (err, m->status, "%s", m->payload);
+      ar_make_error (err, m->status, "%s", m->payload);
+      /* A path the init could not reach: which directory stopped it, and why.  */
+      sources_explain_error (err, sp->clone_pid, c->ns, &c->spec->linux_);
+      return -1;
     default:
       return ar_make_error (err, 0, "container init sent an unknown message %d", m->type);
     }

@@ -10,6 +10,7 @@
 
 #include "agentrt/error.h"
 #include "init/namespaces.h"
+#include "init/sources.h"
 #include "seccomp/bpf.h"
 #include "spec/spec.h"
 
@@ -45,6 +46,8 @@ struct process_init_cfg
   /* The container's cgroup2 directory (O_PATH), which the init is cloned into
      (CLONE_INTO_CGROUP), or -1 (cgroups.h: cgroup_run_inside).  */
   int cgroup_fd;
+  /* The bind sources the runtime opens for the init (sources.h), or NULL.  */
+  const struct sources_plan *sources;
 };
 
 /* What a spawned init or exec'd process leaves with the runtime.  */

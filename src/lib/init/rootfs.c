@@ -187,7 +187,11 @@ apply_mounts (const struct rootfs_ctx *c, struct prep *p, ar_error_t *err)
       const struct spec_mount *m = &c->spec->mounts[i];
       cleanup_free char *dest = NULL;
 
-      if (mounts_apply_one (p->rootfd, m, c, err) < 0)
+      struct mounts_src src = { -1, false };
+
+      if (c->source_fds && c->sources->mounts[i].kind != SOURCES_NONE)
+        src = (struct mounts_src){ c->source_fds[i], c->sources->mounts[i].kind == SOURCES_IDMAP };
+      if (mounts_apply_one (p->rootfd, m, c, src, err) < 0)
         return -1;
       dest = mounts_clean_path (m->destination);
       if (strcmp (dest, "/proc") == 0)

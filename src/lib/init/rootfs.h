@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "agentrt/error.h"
+#include "init/sources.h"
 #include "spec/spec.h"
 
 struct rootfs_ctx
@@ -24,6 +25,10 @@ struct rootfs_ctx
   bool overlay;         /* an ephemeral rootfs (ephemeral.h) to attach on `rootfs`: */
   int overlay_fd;       /* its detached mount */
   int root_fd;          /* set by rootfs_prepare: the future "/" (O_PATH); the caller closes it */
+  /* Bind sources the runtime opened (sources.h), or NULL: source_fds[i] for spec->mounts[i]
+     where sources->mounts[i].kind is not SOURCES_NONE.  */
+  const struct sources_plan *sources;
+  const int *source_fds;
 };
 
 /* The rootfs is reached through the cwd, never by its path: the runtime makes it the init's

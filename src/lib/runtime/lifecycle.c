@@ -70,8 +70,9 @@ struct create_ctx
   bool systemd_cgroup;          /* --systemd-cgroup */
   struct cgroup cg;
   bool cg_made;
-  struct ephemeral eph; /* with --ephemeral: the overlay and the canaries' fanotify fd */
-  int journal_fd;       /* the state directory's journal, for appending */
+  struct ephemeral eph;        /* with --ephemeral: the overlay and the canaries' fanotify fd */
+  int journal_fd;              /* the state directory's journal, for appending */
+  struct sources_plan sources; /* bind sources the runtime opens for the init */
 };
 
 static void
@@ -94,6 +95,7 @@ create_ctx_release (struct create_ctx *c)
   cgroup_release (&c->cg);
   ephemeral_release (&c->eph);
   ar_closep (&c->journal_fd);
+  sources_plan_release (&c->sources);
 }
 
 static void
@@ -324,7 +326,8 @@ prepare_create (struct create_ctx *c, ar_error_t *err)
       || sandbox_resolve (&c->spec->annotations, &f, &c->sb, err) < 0 || prepare_egress (c, err) < 0
       || prepare_policy (c, err) < 0
       || cgroup_resolve (c->spec, c->id, c->systemd_cgroup, &c->cg, err) < 0
-      || namespaces_plan (c->spec, &c->ns, err) < 0)
+      || namespaces_plan (c->spec, &c->ns, err) < 0
+      || sources_plan (c->spec, &c->ns, c->bundle, &c->sources, err) < 0)
     return -1;
   /* The operator's directory, kept between containers: made once, never removed.  */
   if (o->audit_log == NULL && operator_make_audit_dir (&c->op, err) < 0)
@@ -573,7 +576,8 @@ spawn (struct create_ctx *c, int dirfd, int cgroup_fd, struct process_result *re
                                   .ns = &c->ns,
                                   .no_pivot = c->o->no_pivot,
                                   .no_new_keyring = c->o->no_new_keyring,
-                                  .cgroup_fd = cgroup_fd };
+                                  .cgroup_fd = cgroup_fd,
+                                  .sources = &c->sources };
 
   for (int i = 0; i < FILTER__N; i++)
     cfg.filters[i] = c->progs[i].insns ? &c->progs[i] : NULL;
