@@ -451,3 +451,66 @@ private_bundle() {
   agentrt delete --force "$CID-c"
   leaves_nothing
 }
+
+# ---- the profile's root owns the image ---------------------------------------------------------
+
+# The busybox rootfs belongs to host root, as an image unpacked by host root does.  The
+# overlay's lower layer is an idmapped mount of it (the container's mapping), so the container's
+# root owns its files: writes to /etc and /root work, copied up into the writable layer as the
+# mapped root (host uid 100000); the bundle is never written.
+@test "agent: the profile's root owns a root-owned image: writes /etc/x and /root/a, the bundle untouched" {
+  local before pid
+  [ "$(stat -c %u "$BUNDLE/rootfs/etc")" -eq 0 ]
+  sh_args 'stat -c "%u:%g" / /etc /etc/passwd; echo x >/etc/x && echo agent:x:1000:1000::/:/bin/sh >>/etc/passwd && mkdir /root/a && touch /etc/new && echo wrote; tail -1 /etc/passwd; exec sleep 100'
+  before=$(tree_sum "$BUNDLE")
+  agentrt_detached run -d --agent -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  wait_for "the writes" grep -q '^agent:' "$ROOT/stdio.log"
+  cat "$ROOT/stdio.log" >&2
+  [ "$(sed -n 1,3p "$ROOT/stdio.log" | sort -u)" = 0:0 ]
+  grep -qx wrote "$ROOT/stdio.log"
+  # From the host: the writable layer's files belong to the mapped root.
+  pid=$(__agentrt state "$CID" | jq .pid)
+  [ "$(stat -c %u:%g "/proc/$pid/root/etc/x" "/proc/$pid/root/root/a" "/proc/$pid/root/etc/passwd" | sort -u)" = 100000:100000 ]
+  [ "$(stat -c %u "/proc/$pid/root/bin/busybox")" -eq 100000 ]
+  agentrt delete --force "$CID"
+  [ "$(tree_sum "$BUNDLE")" = "$before" ]
+  [ ! -e "$BUNDLE/rootfs/etc/x" ]
+  leaves_nothing
+}
+
+@test "agent: --ephemeral under any new user namespace idmaps the lower layer; an already shifted rootfs is left as it is" {
+  update_config '.linux.namespaces += [{"type": "user"}]
+    | .linux.uidMappings = [{"containerID": 0, "hostID": 200000, "size": 65536}]
+    | .linux.gidMappings = [{"containerID": 0, "hostID": 200000, "size": 65536}]'
+  sh_args 'stat -c %u /etc; echo x >/etc/x && echo wrote'
+  agentrt run --ephemeral -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = 0 ] && [ "${lines[1]}" = wrote ]
+  # A rootfs chowned to the mapping already (as containerd 1.7 and Podman shift one) must not
+  # be mapped twice: its files are the container's root's as they are.
+  chown -R 200000:200000 "$BUNDLE/rootfs"
+  agentrt run --ephemeral -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = 0 ] && [ "${lines[1]}" = wrote ]
+  [ "$(stat -c %u "$BUNDLE/rootfs/etc")" -eq 200000 ] && [ ! -e "$BUNDLE/rootfs/etc/x" ]
+  leaves_nothing
+}
+
+# containerd's and Podman's rootfs is an overlay mount, which cannot be idmapped: the profile
+# runs on it as before, the image's root-owned files are nobody's (65534) to the container's
+# root, its own /tmp and new files are writable.
+@test "agent: a rootfs that is an overlay mount is not idmapped: the profile runs, root-owned files stay nobody's" {
+  local lower=$ROOT/lower
+  mv "$BUNDLE/rootfs" "$lower"
+  mkdir -p "$BUNDLE/rootfs" "$ROOT/upper" "$ROOT/work"
+  mount -t overlay overlay -o "lowerdir=$lower,upperdir=$ROOT/upper,workdir=$ROOT/work" "$BUNDLE/rootfs"
+  sh_args 'stat -c %u /etc; echo x >/etc/x 2>/dev/null || echo denied; echo t >/tmp/t && cat /tmp/t'
+  agentrt --log-level debug run --agent -b "$BUNDLE" "$CID"
+  umount "$BUNDLE/rootfs"
+  [ "$status" -eq 0 ]
+  [[ $output == *"not idmapped: the rootfs is an overlay mount"* ]]
+  [ "${lines[-3]}" = 65534 ] && [ "${lines[-2]}" = denied ] && [ "${lines[-1]}" = t ]
+  [ -z "$(ls "$ROOT/upper")" ]
+  leaves_nothing
+}

@@ -61,6 +61,7 @@ enum sync_type
   SYNC_MOUNTS_PLEASE, /* the init has its mount namespace: the runtime opens its bind sources */
   SYNC_MOUNT_SRC,     /* one of them, with SCM_RIGHTS; status: its index in spec->mounts */
   SYNC_MOUNTS_DONE,
+  SYNC_OVERLAY, /* a mount of the ephemeral rootfs, with SCM_RIGHTS; status: its place */
 };
 
 /* One message is one SOCK_SEQPACKET datagram: a header and a payload (an error message, or the
@@ -211,38 +212,58 @@ wants_sources (const struct process_init_cfg *c, bool at_maps)
   return c->sources && c->sources->any && c->sources->at_maps == at_maps;
 }
 
-/* The bind sources the runtime opened for us (sources.h), until the message UNTIL.  */
+/* Where a SYNC_MOUNT_SRC or SYNC_OVERLAY goes, or NULL for a message that has no place.  */
+static int *
+source_slot (const struct process_init_cfg *c, const struct sync_msg *m, int *fds, int *overlay)
+{
+  int *slot = NULL;
+
+  if (m->fd < 0 || m->status < 0)
+    return NULL;
+  if (m->type == SYNC_MOUNT_SRC && fds && (size_t) m->status < c->spec->n_mounts)
+    slot = &fds[m->status];
+  else if (m->type == SYNC_OVERLAY && overlay && c->make_overlay && m->status < PROCESS_OVERLAY_FDS)
+    slot = &overlay[m->status];
+  return slot && *slot < 0 ? slot : NULL;
+}
+
+/* The bind sources the runtime opened for us (sources.h), and the ephemeral overlay it made
+   for us, until the message UNTIL.  */
 static int
-recv_sources (const struct process_init_cfg *c, int sock, int until, int *fds, ar_error_t *err)
+recv_sources (const struct process_init_cfg *c, int sock, int until, int *fds, int *overlay,
+              ar_error_t *err)
 {
   cleanup_free struct sync_msg *m = sync_msg_new ();
 
   for (;;)
     {
+      int *slot;
+
       if (sync_recv (sock, m) < 0)
         return ar_make_error (err, errno, "sync with the runtime: unexpected message");
       if (m->type == until && m->fd < 0)
         return 0;
-      if (m->type != SYNC_MOUNT_SRC || m->fd < 0 || m->status < 0
-          || (size_t) m->status >= c->spec->n_mounts || fds == NULL || fds[m->status] >= 0)
+      slot = source_slot (c, m, fds, overlay);
+      if (slot == NULL)
         {
           ar_closep (&m->fd);
           return ar_make_error (err, 0, "sync with the runtime: a bad mount source");
         }
-      fds[m->status] = m->fd;
+      *slot = m->fd;
     }
 }
 
 /* In a new user namespace: let the runtime write the maps (and open our bind sources, in the
    mount namespace unshared with the user namespace), then become its root.  */
 static int
-become_userns_root (const struct process_init_cfg *c, int sock, int *src_fds, ar_error_t *err)
+become_userns_root (const struct process_init_cfg *c, int sock, int *src_fds, int *overlay,
+                    ar_error_t *err)
 {
   if (!c->ns->new_ns[SPEC_NS_USER])
     return 0;
   if (sync_send (sock, SYNC_MAPS_PLEASE, 0, 0, NULL) < 0)
     return ar_make_error (err, errno, "ask for user namespace maps");
-  if (recv_sources (c, sock, SYNC_MAPS_DONE, src_fds, err) < 0)
+  if (recv_sources (c, sock, SYNC_MAPS_DONE, src_fds, overlay, err) < 0)
     return -1;
   if (setresgid (0, 0, 0) < 0 || setresuid (0, 0, 0) < 0)
     return ar_make_error (err, errno, "become root of the user namespace");
@@ -258,7 +279,7 @@ ask_for_sources (const struct process_init_cfg *c, int sock, int *src_fds, ar_er
     return 0;
   if (sync_send (sock, SYNC_MOUNTS_PLEASE, 0, 0, NULL) < 0)
     return ar_make_error (err, errno, "ask for mount sources");
-  return recv_sources (c, sock, SYNC_MOUNTS_DONE, src_fds, err);
+  return recv_sources (c, sock, SYNC_MOUNTS_DONE, src_fds, NULL, err);
 }
 
 static void
@@ -355,7 +376,7 @@ close_fds_except (unsigned from, int *keep, size_t n, ar_error_t *err)
 static int
 close_inherited (const struct process_init_cfg *c, int sock, ar_error_t *err)
 {
-  int keep[SPEC_NS_N + VF__N + 4];
+  int keep[SPEC_NS_N + VF__N + PROCESS_OVERLAY_FDS + 3];
   size_t n = 0;
 
   keep[n++] = sock;
@@ -364,8 +385,9 @@ close_inherited (const struct process_init_cfg *c, int sock, ar_error_t *err)
     keep[n++] = c->vfile_fds[i];
   if (c->hosts_fd)
     keep[n++] = *c->hosts_fd;
-  if (c->overlay_fd >= 0)
-    keep[n++] = c->overlay_fd;
+  for (size_t i = 0; i < PROCESS_OVERLAY_FDS; i++)
+    if (c->overlay_fds[i] >= 0)
+      keep[n++] = c->overlay_fds[i];
   for (size_t i = 0; i < SPEC_NS_N; i++)
     if (c->ns->join_fd[i] >= 0)
       keep[n++] = c->ns->join_fd[i];
@@ -563,12 +585,12 @@ init_setup (const struct process_init_cfg *c, int sock, struct init_states *st, 
           .no_pivot = c->no_pivot,
           .vfile_fds = c->vfile_fds,
           .hosts_fd = c->hosts_fd,
-          .overlay = c->overlay_fd >= 0,
-          .overlay_fd = c->overlay_fd,
+          .overlay = c->overlay_fds[PROCESS_OVERLAY_FDS - 1] >= 0 || c->make_overlay,
           .root_fd = -1 };
   int *src_fds = NULL;
   int ret;
 
+  memcpy (rc.overlay_fds, c->overlay_fds, sizeof rc.overlay_fds);
   if (c->sources && c->sources->any)
     {
       src_fds = xmalloc ((s->n_mounts + 1) * sizeof *src_fds);
@@ -581,7 +603,7 @@ init_setup (const struct process_init_cfg *c, int sock, struct init_states *st, 
   ret = namespaces_join (c->ns, err) < 0 || enter_joined_rootfs (c, err) < 0
                 || become_joined_userns_root (c, err) < 0
                 || namespaces_unshare_user (c->ns, err) < 0
-                || become_userns_root (c, sock, src_fds, err) < 0
+                || become_userns_root (c, sock, src_fds, rc.overlay_fds, err) < 0
                 || namespaces_unshare (c->ns, err) < 0
                 || ask_for_sources (c, sock, src_fds, err) < 0
                 || namespaces_loopback_up (c->ns, err) < 0 || fork_real_init (c, sock, err) < 0
@@ -755,6 +777,28 @@ send_sources (const struct process_init_cfg *c, int sock, struct spawn *sp, ar_e
   return ret;
 }
 
+/* The ephemeral overlay that needs the init's user namespace, made now that it has its maps.  */
+static int
+send_overlay (const struct process_init_cfg *c, int sock, struct spawn *sp, ar_error_t *err)
+{
+  int fds[PROCESS_OVERLAY_FDS] = { -1, -1, -1 };
+
+  if (c->make_overlay == NULL)
+    return 0;
+  if (c->make_overlay (sp->clone_pid, c->make_overlay_data, fds, err) < 0)
+    return -1;
+  for (int i = 0; i < PROCESS_OVERLAY_FDS; i++)
+    {
+      struct sync_msg h = { .type = SYNC_OVERLAY, .status = i };
+      if (fds[i] >= 0
+          && ar_send_fd (sock, fds[i], &h, offsetof (struct sync_msg, payload),
+                         "the ephemeral overlay", err)
+                 < 0)
+        return -1;
+    }
+  return 0;
+}
+
 /* One message of the init; 1 once it is READY.  */
 static int
 parent_step (const struct process_init_cfg *c, int sock, struct spawn *sp, struct sync_msg *m,
@@ -764,7 +808,8 @@ parent_step (const struct process_init_cfg *c, int sock, struct spawn *sp, struc
     {
     case SYNC_MAPS_PLEASE:
       if (namespaces_write_id_maps (sp->clone_pid, &c->spec->linux_, err) < 0
-          || (c->sources && c->sources->at_maps && send_sources (c, sock, sp, err) < 0))
+          || (c->sources && c->sources->at_maps && send_sources (c, sock, sp, err) < 0)
+          || send_overlay (c, sock, sp, err) < 0)
         return -1;
       return sync_send (sock, SYNC_MAPS_DONE, 0, 0, NULL) < 0
                  ? ar_make_error (err, errno, "sync with the container init")

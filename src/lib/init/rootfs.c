@@ -421,11 +421,23 @@ bind_hosts (const struct rootfs_ctx *c, int rootfd, ar_error_t *err)
 static int
 attach_overlay (const struct rootfs_ctx *c, ar_error_t *err)
 {
-  if (syscall (SYS_move_mount, c->overlay_fd, "", AT_FDCWD, "",
-               MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH)
-          < 0
-      || fchdir (c->overlay_fd) < 0)
-    return ar_make_error (err, errno, "attach the ephemeral overlay on `%s`", c->rootfs);
+  int top = -1;
+
+  /* Each on top of the one before (the layers the overlay was made from stay under it, and go
+     with the old root at pivot_root).  */
+  for (size_t i = 0; i < ARRAY_SIZE (c->overlay_fds); i++)
+    {
+      if (c->overlay_fds[i] < 0)
+        continue;
+      if (syscall (SYS_move_mount, c->overlay_fds[i], "", AT_FDCWD, "",
+                   MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH)
+          < 0)
+        return ar_make_error (err, errno, "attach the ephemeral overlay on `%s`", c->rootfs);
+      top = c->overlay_fds[i];
+    }
+  if (top < 0 || fchdir (top) < 0)
+    return ar_make_error (err, top < 0 ? EINVAL : errno, "enter the ephemeral overlay on `%s`",
+                          c->rootfs);
   return 0;
 }
 

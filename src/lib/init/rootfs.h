@@ -23,7 +23,7 @@ struct rootfs_ctx
   const int *vfile_fds; /* O_PATH fds of the supervisor's virtual files (vfiles.h), or NULL */
   const int *hosts_fd;  /* the egress allowlist's /etc/hosts (egress.h), or NULL */
   bool overlay;         /* an ephemeral rootfs (ephemeral.h) to attach on `rootfs`: */
-  int overlay_fd;       /* its detached mount */
+  int overlay_fds[3];   /* its detached mounts, in order, the last one its root (-1: none) */
   int root_fd;          /* set by rootfs_prepare: the future "/" (O_PATH); the caller closes it */
   /* Bind sources the runtime opened (sources.h), or NULL: source_fds[i] for spec->mounts[i]
      where sources->mounts[i].kind is not SOURCES_NONE.  */
@@ -41,7 +41,7 @@ struct rootfs_ctx
 
    Everything before pivot_root: root propagation (MS_REC|MS_SLAVE, or linux.rootfsPropagation),
    the parent mount of the rootfs made private if it is shared, the rootfs bind-mounted onto
-   itself (MS_BIND|MS_REC) — with overlay_fd, the overlay attached there instead, so that the
+   itself (MS_BIND|MS_REC) — with overlay_fds, the overlay attached there instead, so that the
    bundle's own tree is only ever its lower layer —, every entry of spec->mounts in order, then,
    when the config mounts a tmpfs on /dev, the devices in it: null zero full random urandom tty and
    linux.devices (mknod, or under a user namespace a bind of the host's node onto an empty file),

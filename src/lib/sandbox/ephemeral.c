@@ -1,12 +1,17 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/magic.h>
 #include <linux/mount.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fanotify.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -64,15 +69,74 @@ ephemeral_nr_inodes (unsigned long long bytes)
   return bytes < EPHEMERAL_BYTES_PER_INODE ? 1 : bytes / EPHEMERAL_BYTES_PER_INODE;
 }
 
-/* The tmpfs of the upper layer, with upper/ shaped like the rootfs's own "/" (the overlay's
-   root shows the upper directory's owner and mode) and work/.  */
+/* The host id that a mapping gives ID (the container's view of an idmapped file's owner, on
+   the host), or ID itself where it maps none.  */
+static uint32_t
+map_id (uint32_t id, const struct spec_id_mapping *m, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (id >= m[i].container_id && id - m[i].container_id < m[i].size)
+      return m[i].host_id + (id - m[i].container_id);
+  return id;
+}
+
+static bool
+is_mapped (uint32_t host, const struct spec_id_mapping *m, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (host >= m[i].host_id && host - m[i].host_id < m[i].size)
+      return true;
+  return false;
+}
+
+/* An owner as the overlay shows it: through the idmapped lower layer, or as it is.  */
+static void
+shown_owner (const struct ephemeral_cfg *c, bool idmapped, struct stat *st)
+{
+  if (!idmapped)
+    return;
+  st->st_uid = map_id (st->st_uid, c->idmap->uid_mappings, c->idmap->n_uid_mappings);
+  st->st_gid = map_id (st->st_gid, c->idmap->gid_mappings, c->idmap->n_gid_mappings);
+}
+
+bool
+ephemeral_decide (const char *rootfs, const struct spec_linux *l, const char **why)
+{
+  static const unsigned long idmappable[]
+      = { EXT4_SUPER_MAGIC, XFS_SUPER_MAGIC, BTRFS_SUPER_MAGIC, F2FS_SUPER_MAGIC, TMPFS_MAGIC };
+  struct statfs sfs;
+  struct stat st;
+
+  *why = NULL;
+  if (l->n_uid_mappings == 0 || l->n_gid_mappings == 0)
+    return false;
+  if (stat (rootfs, &st) < 0 || statfs (rootfs, &sfs) < 0)
+    {
+      *why = "the rootfs cannot be looked at";
+      return false;
+    }
+  if (is_mapped (st.st_uid, l->uid_mappings, l->n_uid_mappings))
+    {
+      *why = "the rootfs belongs to the container already (an id its user namespace maps)";
+      return false;
+    }
+  for (size_t i = 0; i < ARRAY_SIZE (idmappable); i++)
+    if ((unsigned long) sfs.f_type == idmappable[i])
+      return true;
+  *why = (unsigned long) sfs.f_type == OVERLAYFS_SUPER_MAGIC
+             ? "the rootfs is an overlay mount, which cannot be idmapped"
+             : "the rootfs's filesystem is not one known to take idmapped mounts";
+  return false;
+}
+
+/* The tmpfs of the upper layer, with upper/ and work/ (upper/ is shaped like the rootfs's "/"
+   when the overlay is made: shape_upper).  */
 static int
 make_tmpfs (const struct ephemeral_cfg *c, ar_error_t *err)
 {
   cleanup_close int fsfd = fs_open ("tmpfs", err);
   cleanup_close int mnt = -1;
   char size[32], inodes[32];
-  struct stat root;
 
   if (fsfd < 0)
     return -1;
@@ -84,17 +148,32 @@ make_tmpfs (const struct ephemeral_cfg *c, ar_error_t *err)
   mnt = fs_mount (fsfd, "tmpfs", err);
   if (mnt < 0)
     return -1;
-  if (stat (c->rootfs, &root) < 0)
-    return ar_make_error (err, errno, "ephemeral rootfs: stat `%s`", c->rootfs);
-  if (mkdirat (mnt, "upper", 0700) < 0 || mkdirat (mnt, "work", 0700) < 0
-      || fchownat (mnt, "upper", root.st_uid, root.st_gid, AT_SYMLINK_NOFOLLOW) < 0
-      || fchmodat (mnt, "upper", root.st_mode & 07777, 0) < 0)
+  if (mkdirat (mnt, "upper", 0700) < 0 || mkdirat (mnt, "work", 0700) < 0)
     return ar_make_error (err, errno, "ephemeral rootfs: make the upper layer");
   return steal_fd (&mnt);
 }
 
+/* The overlay's root shows the upper directory's owner and mode: the rootfs's, as the lower
+   layer shows it (through the idmap, the container's root).  */
 static int
-make_overlay (const char *rootfs, int tmpfs, ar_error_t *err)
+shape_upper (const struct ephemeral_cfg *c, int tmpfs, bool idmapped, ar_error_t *err)
+{
+  struct stat root;
+
+  if (stat (c->rootfs, &root) < 0)
+    return ar_make_error (err, errno, "ephemeral rootfs: stat `%s`", c->rootfs);
+  shown_owner (c, idmapped, &root);
+  if (fchownat (tmpfs, "upper", root.st_uid, root.st_gid, AT_SYMLINK_NOFOLLOW) < 0
+      || fchmodat (tmpfs, "upper", root.st_mode & 07777, 0) < 0)
+    return ar_make_error (err, errno, "ephemeral rootfs: make the upper layer");
+  return 0;
+}
+
+/* The overlay from detached layers: the lower one by path (the rootfs) or by fd (the idmapped
+   tree, as /proc/self/fd/N), the upper ones through our fd to the tmpfs.  Linux 6.15 takes
+   them; an older kernel fails with EINVAL (ephemeral_make_overlay then builds it elsewhere).  */
+static int
+make_overlay (const char *lower, int tmpfs, ar_error_t *err)
 {
   cleanup_close int fsfd = fs_open ("overlay", err);
   char upper[64], work[64];
@@ -105,12 +184,113 @@ make_overlay (const char *rootfs, int tmpfs, ar_error_t *err)
   snprintf (upper, sizeof upper, "/proc/self/fd/%d/upper", tmpfs);
   snprintf (work, sizeof work, "/proc/self/fd/%d/work", tmpfs);
   /* lowerdir+ (6.8) takes the path whole; lowerdir would split it at ':'.  */
-  if (fs_set (fsfd, "lowerdir+", rootfs) < 0
-      && (errno != EINVAL || strpbrk (rootfs, ":,\\") || fs_set (fsfd, "lowerdir", rootfs) < 0))
+  if (fs_set (fsfd, "lowerdir+", lower) < 0
+      && (errno != EINVAL || strpbrk (lower, ":,\\") || fs_set (fsfd, "lowerdir", lower) < 0))
     return fs_error (fsfd, errno, "overlay lower layer", err);
   if (fs_set (fsfd, "upperdir", upper) < 0 || fs_set (fsfd, "workdir", work) < 0)
     return fs_error (fsfd, errno, "overlay upper layer", err);
   return fs_mount (fsfd, "overlay", err);
+}
+
+/* A path as one lowerdir: overlay splits the option at ':' (and the mount data of a kernel
+   before 6.5 at ','), each escaped with a backslash.  */
+static char *
+escape_layer (const char *path)
+{
+  char *out = xmalloc (2 * strlen (path) + 1), *o = out;
+
+  for (const char *p = path; *p; p++)
+    {
+      if (*p == ':' || *p == ',' || *p == '\\')
+        *o++ = '\\';
+      *o++ = *p;
+    }
+  *o = '\0';
+  return out;
+}
+
+/* In a mount namespace of our own, all of whose mounts are private: the tmpfs attached on the
+   scratch directory, the idmapped tree on the rootfs, and the overlay made from their paths.
+   What is attached here goes with the namespace.  */
+static int
+overlay_from_paths (const struct ephemeral_cfg *c, int tree, int tmpfs, ar_error_t *err)
+{
+  cleanup_close int fsfd = -1;
+  cleanup_free char *lower = escape_layer (c->rootfs);
+  cleanup_free char *upper = xasprintf ("%s/upper", c->scratch);
+  cleanup_free char *work = xasprintf ("%s/work", c->scratch);
+
+  if (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+    return ar_make_error (err, errno, "ephemeral rootfs: make a private mount namespace");
+  if (syscall (SYS_move_mount, tmpfs, "", AT_FDCWD, c->scratch, MOVE_MOUNT_F_EMPTY_PATH) < 0
+      || (tree >= 0
+          && syscall (SYS_move_mount, tree, "", AT_FDCWD, c->rootfs, MOVE_MOUNT_F_EMPTY_PATH) < 0))
+    return ar_make_error (err, errno, "ephemeral rootfs: attach the layers");
+  fsfd = fs_open ("overlay", err);
+  if (fsfd < 0)
+    return -1;
+  if (fs_set (fsfd, "lowerdir", lower) < 0 || fs_set (fsfd, "upperdir", upper) < 0
+      || fs_set (fsfd, "workdir", work) < 0)
+    return fs_error (fsfd, errno, "overlay layers", err);
+  return fs_mount (fsfd, "overlay", err);
+}
+
+/* overlay_from_paths in a mount namespace made for it and left at once (setns resets our root
+   and cwd: both are put back).  */
+static int
+overlay_elsewhere (const struct ephemeral_cfg *c, int tree, int tmpfs, ar_error_t *err)
+{
+  cleanup_close int own = open ("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+  cleanup_close int root = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  cleanup_close int cwd = open (".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  int ret;
+
+  if (own < 0 || root < 0 || cwd < 0)
+    return ar_make_error (err, errno, "ephemeral rootfs: open our mount namespace");
+  if (unshare (CLONE_NEWNS) < 0)
+    return ar_make_error (err, errno, "ephemeral rootfs: a mount namespace to build it in");
+  ret = overlay_from_paths (c, tree, tmpfs, err);
+  if (setns (own, CLONE_NEWNS) < 0 || fchdir (root) < 0 || chroot (".") < 0 || fchdir (cwd) < 0)
+    {
+      if (ret >= 0)
+        close (ret);
+      if (ret >= 0 || err == NULL || *err == NULL)
+        return ar_make_error (err, errno, "ephemeral rootfs: return to our mount namespace");
+      return -1;
+    }
+  return ret;
+}
+
+/* The overlay over TREE (the idmapped lower layer, or -1: the rootfs itself); e takes TREE.  */
+static int
+build_overlay (struct ephemeral *e, const struct ephemeral_cfg *c, int tree, ar_error_t *err)
+{
+  char lower[64];
+  ar_error_t why = NULL;
+  int fd;
+
+  e->fds[EPHEMERAL_LOWER] = tree;
+  e->idmapped = tree >= 0;
+  if (shape_upper (c, e->fds[EPHEMERAL_TMPFS], e->idmapped, err) < 0)
+    return -1;
+  if (tree >= 0)
+    snprintf (lower, sizeof lower, "/proc/self/fd/%d", tree);
+  fd = make_overlay (tree >= 0 ? lower : c->rootfs, e->fds[EPHEMERAL_TMPFS], &why);
+  if (fd < 0 && why->status == EINVAL && c->scratch)
+    {
+      ar_error_release (&why);
+      fd = overlay_elsewhere (c, tree, e->fds[EPHEMERAL_TMPFS], &why);
+      /* Attached in that namespace, and gone with it: nothing for the init.  */
+      ar_closep (&e->fds[EPHEMERAL_LOWER]);
+      ar_closep (&e->fds[EPHEMERAL_TMPFS]);
+    }
+  if (fd < 0)
+    {
+      *err = why;
+      return -1;
+    }
+  e->fds[EPHEMERAL_OVERLAY] = fd;
+  return 0;
 }
 
 /* A decoy credentials file: looks like the real thing, and says what it is to anyone reading
@@ -143,6 +323,7 @@ plant_dir (int up, int *lower, const char *name, const struct ephemeral_cfg *c, 
         return ar_make_error (err, ENOTDIR, "canary `%s`: `%s` in the rootfs is not a directory",
                               path, name);
       next = openat (*lower, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      shown_owner (c, c->idmap != NULL, &st);
     }
   ar_closep (lower);
   *lower = next;
@@ -232,29 +413,66 @@ plant_canaries (int tmpfs, const struct ephemeral_cfg *c, struct ephemeral *out,
 int
 ephemeral_make (const struct ephemeral_cfg *c, struct ephemeral *out, ar_error_t *err)
 {
-  cleanup_close int tmpfs = -1;
-
-  out->overlay_fd = out->fanotify_fd = -1;
+  for (int i = 0; i < EPHEMERAL__N; i++)
+    out->fds[i] = -1;
+  out->fanotify_fd = -1;
   out->canaries = NULL;
   out->n_canaries = 0;
-  tmpfs = make_tmpfs (c, err);
-  if (tmpfs < 0)
-    goto fail;
-  if (c->canaries && plant_canaries (tmpfs, c, out, err) < 0)
-    goto fail;
-  out->overlay_fd = make_overlay (c->rootfs, tmpfs, err);
-  if (out->overlay_fd < 0)
-    goto fail;
+  out->idmapped = false;
+  out->fds[EPHEMERAL_TMPFS] = make_tmpfs (c, err);
+  if (out->fds[EPHEMERAL_TMPFS] < 0
+      || (c->canaries && plant_canaries (out->fds[EPHEMERAL_TMPFS], c, out, err) < 0)
+      || (c->idmap == NULL && build_overlay (out, c, -1, err) < 0))
+    {
+      ephemeral_release (out);
+      return -1;
+    }
   return 0;
-fail:
-  ephemeral_release (out);
-  return -1;
+}
+
+/* The rootfs as an idmapped mount: a detached clone (its own mounts are not the overlay's
+   business: overlay looks at one filesystem per layer) with the user namespace's mapping.  */
+static int
+idmapped_lower (const char *rootfs, int userns, ar_error_t *err)
+{
+  struct mount_attr attr = { .attr_set = MOUNT_ATTR_IDMAP, .userns_fd = (__u64) userns };
+  cleanup_close int fd
+      = (int) syscall (SYS_open_tree, AT_FDCWD, rootfs, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+
+  if (fd < 0)
+    return ar_make_error (err, errno, "ephemeral rootfs: open_tree `%s`", rootfs);
+  if (syscall (SYS_mount_setattr, fd, "", AT_EMPTY_PATH, &attr, sizeof attr) < 0)
+    return ar_make_error (err, errno, "ephemeral rootfs: idmap `%s`", rootfs);
+  return steal_fd (&fd);
+}
+
+int
+ephemeral_make_overlay (struct ephemeral *e, const struct ephemeral_cfg *c, int userns_fd,
+                        const char **fallback, ar_error_t *err)
+{
+  ar_error_t why = NULL;
+  int tree = idmapped_lower (c->rootfs, userns_fd, &why);
+
+  *fallback = NULL;
+  if (tree < 0 && why->status != EINVAL)
+    {
+      *err = why;
+      return -1;
+    }
+  if (tree < 0)
+    {
+      /* A filesystem this kernel cannot idmap (tmpfs before 6.3): the files stay as they are.  */
+      ar_error_release (&why);
+      *fallback = "this kernel cannot idmap the rootfs's filesystem";
+    }
+  return build_overlay (e, c, tree, err);
 }
 
 void
 ephemeral_release (struct ephemeral *e)
 {
-  ar_closep (&e->overlay_fd);
+  for (int i = 0; i < EPHEMERAL__N; i++)
+    ar_closep (&e->fds[i]);
   ar_closep (&e->fanotify_fd);
   for (size_t i = 0; i < e->n_canaries; i++)
     free (e->canaries[i].path);
