@@ -497,19 +497,38 @@ private_bundle() {
   leaves_nothing
 }
 
-# containerd's and Podman's rootfs is an overlay mount, which cannot be idmapped: the profile
-# runs on it as before, the image's root-owned files are nobody's (65534) to the container's
-# root, its own /tmp and new files are writable.
-@test "agent: a rootfs that is an overlay mount is not idmapped: the profile runs, root-owned files stay nobody's" {
+# containerd's and Podman's rootfs is an overlay mount, which cannot be idmapped: its layers
+# are (upperdir and lowerdir, from mountinfo), stacked under the writable layer in the same
+# order, so the profile's root owns the image there too; the engine's own upper directory is
+# not written.
+@test "agent: a rootfs that is an overlay mount is taken apart into idmapped layers: the profile's root owns it" {
   local lower=$ROOT/lower
   mv "$BUNDLE/rootfs" "$lower"
   mkdir -p "$BUNDLE/rootfs" "$ROOT/upper" "$ROOT/work"
   mount -t overlay overlay -o "lowerdir=$lower,upperdir=$ROOT/upper,workdir=$ROOT/work" "$BUNDLE/rootfs"
+  echo engine >"$BUNDLE/rootfs/etc/in-upper"
+  sh_args 'stat -c %u /etc /etc/in-upper; cat /etc/in-upper; echo x >/etc/x && mkdir /root/a && echo wrote'
+  agentrt run --agent -b "$BUNDLE" "$CID"
+  umount "$BUNDLE/rootfs"
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = 0 ] && [ "${lines[1]}" = 0 ] && [ "${lines[2]}" = engine ] && [ "${lines[3]}" = wrote ]
+  [ "$(ls "$ROOT/upper" "$ROOT/upper/etc" | tr '\n' ' ')" = "$ROOT/upper: etc  $ROOT/upper/etc: in-upper " ]
+  [ ! -e "$lower/etc/x" ]
+  leaves_nothing
+}
+
+# containerd names the layers of a long list relative to a directory it changes to: those
+# cannot be found again, and the overlay is used as it is, its root-owned files nobody's
+# (65534) to the container's root; its own /tmp and new files are writable.
+@test "agent: an overlay rootfs whose layers cannot be found again is used as it is, not idmapped" {
+  mv "$BUNDLE/rootfs" "$ROOT/lower"
+  mkdir -p "$BUNDLE/rootfs" "$ROOT/upper" "$ROOT/work"
+  (cd "$ROOT" && mount -t overlay overlay -o lowerdir=lower,upperdir=upper,workdir=work "$BUNDLE/rootfs")
   sh_args 'stat -c %u /etc; echo x >/etc/x 2>/dev/null || echo denied; echo t >/tmp/t && cat /tmp/t'
   agentrt --log-level debug run --agent -b "$BUNDLE" "$CID"
   umount "$BUNDLE/rootfs"
   [ "$status" -eq 0 ]
-  [[ $output == *"not idmapped: the rootfs is an overlay mount"* ]]
+  [[ $output == *"not idmapped: a layer of the rootfs's overlay is named by a relative path"* ]]
   [ "${lines[-3]}" = 65534 ] && [ "${lines[-2]}" = denied ] && [ "${lines[-1]}" = t ]
   [ -z "$(ls "$ROOT/upper")" ]
   leaves_nothing

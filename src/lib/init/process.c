@@ -373,10 +373,12 @@ close_fds_except (unsigned from, int *keep, size_t n, ar_error_t *err)
   return 0;
 }
 
+_Static_assert(ROOTFS_OVERLAY_FDS == PROCESS_OVERLAY_FDS, "the init attaches every overlay fd");
+
 static int
 close_inherited (const struct process_init_cfg *c, int sock, ar_error_t *err)
 {
-  int keep[SPEC_NS_N + VF__N + PROCESS_OVERLAY_FDS + 3];
+  cleanup_free int *keep = xmalloc ((SPEC_NS_N + VF__N + PROCESS_OVERLAY_FDS + 3) * sizeof *keep);
   size_t n = 0;
 
   keep[n++] = sock;
@@ -781,10 +783,12 @@ send_sources (const struct process_init_cfg *c, int sock, struct spawn *sp, ar_e
 static int
 send_overlay (const struct process_init_cfg *c, int sock, struct spawn *sp, ar_error_t *err)
 {
-  int fds[PROCESS_OVERLAY_FDS] = { -1, -1, -1 };
+  int fds[PROCESS_OVERLAY_FDS];
 
   if (c->make_overlay == NULL)
     return 0;
+  for (int i = 0; i < PROCESS_OVERLAY_FDS; i++)
+    fds[i] = -1;
   if (c->make_overlay (sp->clone_pid, c->make_overlay_data, fds, err) < 0)
     return -1;
   for (int i = 0; i < PROCESS_OVERLAY_FDS; i++)

@@ -24,7 +24,7 @@ enum process_filter
   FILTER__N,
 };
 
-#define PROCESS_OVERLAY_FDS 3
+#define PROCESS_OVERLAY_FDS 130 /* ephemeral.h: EPHEMERAL__N */
 
 struct process_init_cfg
 {

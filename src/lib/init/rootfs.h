@@ -13,6 +13,8 @@
 #include "init/sources.h"
 #include "spec/spec.h"
 
+#define ROOTFS_OVERLAY_FDS 130
+
 struct rootfs_ctx
 {
   const struct spec *spec; /* parsed config.json */
@@ -23,8 +25,9 @@ struct rootfs_ctx
   const int *vfile_fds; /* O_PATH fds of the supervisor's virtual files (vfiles.h), or NULL */
   const int *hosts_fd;  /* the egress allowlist's /etc/hosts (egress.h), or NULL */
   bool overlay;         /* an ephemeral rootfs (ephemeral.h) to attach on `rootfs`: */
-  int overlay_fds[3];   /* its detached mounts, in order, the last one its root (-1: none) */
-  int root_fd;          /* set by rootfs_prepare: the future "/" (O_PATH); the caller closes it */
+  int overlay_fds[ROOTFS_OVERLAY_FDS]; /* its detached mounts, in order, the last one its root
+                                          (-1: none) */
+  int root_fd; /* set by rootfs_prepare: the future "/" (O_PATH); the caller closes it */
   /* Bind sources the runtime opened (sources.h), or NULL: source_fds[i] for spec->mounts[i]
      where sources->mounts[i].kind is not SOURCES_NONE.  */
   const struct sources_plan *sources;

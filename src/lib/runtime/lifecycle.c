@@ -97,6 +97,7 @@ create_ctx_release (struct create_ctx *c)
   ephemeral_release (&c->eph);
   ar_closep (&c->journal_fd);
   sources_plan_release (&c->sources);
+  ar_strv_free (c->eph_cfg.layers);
 }
 
 static void
@@ -567,7 +568,7 @@ make_ephemeral (struct create_ctx *c, ar_error_t *err)
   if (c->ns.new_ns[SPEC_NS_USER])
     {
       container_root_ids (&c->spec->linux_, &ec->root_uid, &ec->root_gid);
-      if (ephemeral_decide (c->rootfs, &c->spec->linux_, &why))
+      if (ephemeral_decide (c->rootfs, &c->spec->linux_, &ec->layers, &why))
         ec->idmap = &c->spec->linux_;
       else if (why)
         ar_debug ("ephemeral rootfs: not idmapped: %s", why);

@@ -28,25 +28,25 @@
 #include "spec/spec.h"
 #include "supervisor/supervisor.h"
 
-/* The detached mounts the init attaches on the rootfs, in this order, the overlay last (its new
+/* The detached mounts the init attaches on the rootfs, in index order, the overlay last (its new
    root): the ones the overlay was made from go under it, because a detached mount that is
    closed without ever being attached costs an RCU grace period (50 µs to 2 ms here) where
    attached ones go with the init's old root at pivot_root, which costs it anyway.  */
-enum ephemeral_layer
+#define EPHEMERAL_MAX_LAYERS 128 /* idmapped lower layers (Docker images have 127 at most) */
+enum
 {
-  EPHEMERAL_LOWER,   /* the idmapped lower layer, or -1 */
-  EPHEMERAL_TMPFS,   /* the tmpfs of the upper layer, or -1 once it cannot be attached */
-  EPHEMERAL_OVERLAY, /* the overlay */
+  EPHEMERAL_TMPFS = EPHEMERAL_MAX_LAYERS, /* the tmpfs of the upper layer */
+  EPHEMERAL_OVERLAY,                      /* the overlay */
   EPHEMERAL__N,
 };
 
 struct ephemeral
 {
-  int fds[EPHEMERAL__N]; /* -1 where there is none (yet) */
+  int fds[EPHEMERAL__N]; /* [0, EPHEMERAL_MAX_LAYERS): the idmapped lower layers; -1: none */
   int fanotify_fd;       /* FAN_OPEN marks on the canaries, or -1 */
   struct supervisor_canary *canaries;
   size_t n_canaries;
-  bool idmapped; /* the overlay's lower layer is idmapped */
+  bool idmapped; /* the overlay's lower layers are idmapped */
 };
 
 struct ephemeral_cfg
@@ -58,9 +58,11 @@ struct ephemeral_cfg
   uid_t root_uid;                /* the host ids of the container's root, for planted files */
   gid_t root_gid;
   /* The container's new user namespace's mappings, when its root is to own the image's files:
-     the lower layer is then an idmapped mount of the rootfs (ephemeral_decide), made once the
-     namespace exists (ephemeral_make_overlay).  NULL otherwise.  */
+     the lower layers (LAYERS, top first: the rootfs, or the layers of the overlay it is) are
+     then idmapped mounts (ephemeral_decide), made once the namespace exists
+     (ephemeral_make_overlay).  NULL otherwise.  */
   const struct spec_linux *idmap;
+  char **layers;
 };
 
 /* A tmpfs capped at `bytes` also gets one inode per EPHEMERAL_BYTES_PER_INODE of them (tmpfs's
@@ -74,13 +76,17 @@ struct ephemeral_cfg
 #define EPHEMERAL_BYTES_PER_INODE 2048ULL
 unsigned long long ephemeral_nr_inodes (unsigned long long bytes);
 
-/* Whether the lower layer is idmapped with the mappings L of a new user namespace: when the
-   rootfs's root belongs to an id that L does not map (an image unpacked by host root, whose
-   files the container's root would otherwise see as nobody's and could not write), and the
-   rootfs is on a filesystem that takes idmapped mounts (ext2/3/4, xfs, btrfs, f2fs, tmpfs).  A
-   rootfs that is itself an overlay mount (containerd's and Podman's bundles) cannot be
-   idmapped: its files stay as they are.  *why says why not, for the log.  */
-bool ephemeral_decide (const char *rootfs, const struct spec_linux *l, const char **why);
+/* Whether the lower layers are idmapped with the mappings L of a new user namespace, and which
+   (*layers, top first, NULL-terminated; the caller frees them): when the rootfs's root belongs
+   to an id that L does not map (an image unpacked by host root, whose files the container's
+   root would otherwise see as nobody's and could not write), and every layer is on a
+   filesystem that takes idmapped mounts (ext2/3/4, xfs, btrfs, f2fs, tmpfs).  A rootfs that is
+   itself an overlay mount (containerd's and Podman's bundles; overlay cannot be idmapped) is
+   taken apart: its upper and lower directories, from /proc/self/mountinfo, become the layers
+   (not when a layer is named by a relative path, as containerd does for a long list, or is a
+   data-only layer).  *why says why not, for the log.  */
+bool ephemeral_decide (const char *rootfs, const struct spec_linux *l, char ***layers,
+                       const char **why);
 
 /* The tmpfs and the canaries; the overlay too unless c->idmap.  */
 int ephemeral_make (const struct ephemeral_cfg *c, struct ephemeral *out, ar_error_t *err);
