@@ -421,6 +421,32 @@ sys.exit(0 if fd >= 0 else 1)' "$1"
   leaves_nothing
 }
 
+# A pod's app container joins the sandbox's IPC namespace, which belongs to the sandbox's user
+# namespace: the profile's container, root of a user namespace of its own, could not mount its
+# mqueue there, and shares no IPC objects with the pod's other containers.
+@test "agent: the profile makes a joined IPC namespace new, as it does the network one; exec joins the rest" {
+  local other
+  update_config '.process.args = ["/bin/sleep", "100"]'
+  agentrt_detached run -d -b "$BUNDLE" "$CID-other"
+  [ "$status" -eq 0 ]
+  other=$(__agentrt state "$CID-other" | jq .pid)
+  update_config --arg p "/proc/$other/ns" '.linux.namespaces |= map(if .type == "ipc" then .path = ($p + "/ipc")
+      elif .type == "uts" then .path = ($p + "/uts") else . end)
+    | del(.hostname) | .process.args = ["/bin/sh", "-c", "readlink /proc/self/ns/ipc; ls -d /dev/mqueue; exec sleep 100"]'
+  agentrt_detached run -d --agent -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  wait_for "the container's output" grep -q mqueue "$ROOT/stdio.log"
+  [ "$(sed -n 1p "$ROOT/stdio.log")" != "$(readlink "/proc/$other/ns/ipc")" ]
+  # exec joins the UTS namespace of the other container's user namespace before the
+  # container's own (the container's root has no capability there).
+  agentrt exec "$CID" readlink /proc/self/ns/uts
+  [ "$status" -eq 0 ]
+  [ "$output" = "$(readlink "/proc/$other/ns/uts")" ]
+  agentrt delete --force "$CID"
+  agentrt delete --force "$CID-other"
+  leaves_nothing
+}
+
 # ---- any bundle path -------------------------------------------------------------------------
 
 # private_bundle: the bundle moved under a directory made by `mktemp -d` (0700, host root's),

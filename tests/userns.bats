@@ -92,6 +92,18 @@ sh_args() { update_config --arg s "$1" '.process.args = ["/bin/sh", "-c", $s]'; 
   leaves_nothing
 }
 
+# The init is not dumpable, so its /proc files belong to host root, which the root of its user
+# namespace is not: oom_score_adj is written before the namespace is made (containerd's pause
+# container asks for one).
+@test "userns: process.oomScoreAdj applies in a user namespace" {
+  update_config '.process.oomScoreAdj = 500'
+  sh_args 'cat /proc/self/oom_score_adj'
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ "$output" = 500 ]
+  leaves_nothing
+}
+
 # What the runtime cannot open for the container's root stays the init's to reach: a
 # createContainer hook runs in the container, as its root.  The error names the directory that
 # stops it, and why.

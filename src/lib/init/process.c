@@ -601,9 +601,11 @@ init_setup (const struct process_init_cfg *c, int sock, struct init_states *st, 
       rc.sources = c->sources;
       rc.source_fds = src_fds;
     }
-  /* runc's order: join, then a new user namespace and its maps, then the rest.  */
-  ret = namespaces_join (c->ns, err) < 0 || enter_joined_rootfs (c, err) < 0
-                || become_joined_userns_root (c, err) < 0
+  /* runc's order: join, then a new user namespace and its maps, then the rest.  oom_score_adj
+     first, while we are host root: the file of a non-dumpable process belongs to host root,
+     which the root of a user namespace is not (runc writes it from the runtime).  */
+  ret = creds_set_oom_score_adj (&s->process, err) < 0 || namespaces_join (c->ns, err) < 0
+                || enter_joined_rootfs (c, err) < 0 || become_joined_userns_root (c, err) < 0
                 || namespaces_unshare_user (c->ns, err) < 0
                 || become_userns_root (c, sock, src_fds, rc.overlay_fds, err) < 0
                 || namespaces_unshare (c->ns, err) < 0
@@ -627,9 +629,8 @@ init_setup (const struct process_init_cfg *c, int sock, struct init_states *st, 
   ar_closep (&rc.root_fd);
   if (ret < 0 || send_terminal (&s->process, true, sock, err) < 0)
     return -1;
-  if (creds_set_oom_score_adj (&s->process, err) < 0 || creds_set_personality (&s->linux_, err) < 0
-      || rlimits_apply (&s->process, err) < 0 || join_session_keyring (c, err) < 0
-      || enter_cwd (s->process.cwd, err) < 0
+  if (creds_set_personality (&s->linux_, err) < 0 || rlimits_apply (&s->process, err) < 0
+      || join_session_keyring (c, err) < 0 || enter_cwd (s->process.cwd, err) < 0
       || process_find_executable (s->process.args.v[0], c->env, exe, err) < 0
       || check_passed_fds (c->extra_fds, err) < 0 || prepare_fds (c->extra_fds, err) < 0)
     return -1;
@@ -969,9 +970,14 @@ process_spawn_init (const struct process_init_cfg *c, process_runtime_hooks_fn h
    execve goes up the socket; a successful execve closes it (SOCK_CLOEXEC), which is the
    runtime's signal that the process runs.  */
 
+/* The user namespace last, as create makes it (namespaces.c, late_userns): the others may belong
+   to another one (a pod's sandbox's, whose UTS namespace the container joined), where the
+   container's root has no capability but host root has every one.  Mount before it: it moves
+   our root, and setns refuses a user namespace to a process whose root is not its mount
+   namespace's.  */
 static const enum spec_ns_kind exec_join_order[] = {
-  SPEC_NS_USER, SPEC_NS_IPC,    SPEC_NS_UTS,  SPEC_NS_NETWORK,
-  SPEC_NS_PID,  SPEC_NS_CGROUP, SPEC_NS_TIME, SPEC_NS_MOUNT, /* mount last: it moves our root */
+  SPEC_NS_IPC,    SPEC_NS_UTS,  SPEC_NS_NETWORK, SPEC_NS_PID,
+  SPEC_NS_CGROUP, SPEC_NS_TIME, SPEC_NS_MOUNT,   SPEC_NS_USER,
 };
 
 /* Open the init's namespaces before joining any: once in its mount namespace, /proc is its.  */

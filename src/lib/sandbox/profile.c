@@ -206,8 +206,10 @@ has_user_ns (const struct ar_jnode *nss)
 }
 
 /* The config's namespaces, the network one made new (loopback only: a joined one is the host's
-   or a pod's network) and, unless there is one, a new user namespace; pid, ipc, uts, mount and
-   cgroup are added when absent.  */
+   or a pod's network), a joined IPC one too (a pod's: the sandbox shares no System V or POSIX
+   IPC objects with the pod's other containers, and that namespace belongs to another user
+   namespace, where the container's root may not mount its mqueue) and, unless there is one, a
+   new user namespace; pid, ipc, uts, mount and cgroup are added when absent.  */
 static char *
 agent_namespaces (const struct ar_jnode *nss)
 {
@@ -220,7 +222,8 @@ agent_namespaces (const struct ar_jnode *nss)
     {
       const struct ar_jnode *ns = ar_jat (nss, i);
       const char *t = ns_type (ns);
-      if (t && strcmp (t, "network") == 0)
+      bool joined = ar_jtype (ns) == AR_J_OBJECT && ar_jget (ns, "path") != NULL;
+      if (t && (strcmp (t, "network") == 0 || (joined && strcmp (t, "ipc") == 0)))
         continue;
       for (size_t k = 0; t && k < ARRAY_SIZE (want); k++)
         seen[k] |= strcmp (t, want[k]) == 0;
