@@ -926,6 +926,7 @@ process_spawn_init (const struct process_init_cfg *c, process_runtime_hooks_fn h
   int sv[2];
   struct spawn sp = { 0, 0, -1, { -1, -1 } };
   cleanup_close int saved_cwd = -1;
+  bool restored;
   int ret;
 
   if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
@@ -943,20 +944,16 @@ process_spawn_init (const struct process_init_cfg *c, process_runtime_hooks_fn h
       init_main (c, sv[1]);
     }
   /* Our own cwd again at once: --pid-file, a relative --root, … name paths of the caller's.  */
-  if (saved_cwd >= 0 && fchdir (saved_cwd) < 0)
+  restored = saved_cwd < 0 || fchdir (saved_cwd) == 0;
+  if (sp.clone_pid < 0 || !restored)
     {
       int e = errno;
-      if (sp.clone_pid > 0)
-        spawn_kill (&sp);
       close (sv[0]);
       close (sv[1]);
+      if (sp.clone_pid < 0)
+        return ar_error_wrap (err, "clone the container init");
+      spawn_kill (&sp);
       return ar_make_error (err, e, "return to the working directory");
-    }
-  if (sp.clone_pid < 0)
-    {
-      close (sv[0]);
-      close (sv[1]);
-      return ar_error_wrap (err, "clone the container init");
     }
   close (sv[1]);
   sp.init_pid = sp.clone_pid;
