@@ -459,6 +459,32 @@ controller_of() {
   delete_and_check
 }
 
+@test "cgroups: update --resources: a FIFO fails at once, deep nesting fails cleanly, - reads stdin" {
+  update_config '.process.args = ["/bin/sleep", "1000"] | .linux.resources.pids.limit = 20'
+  start_container
+  mkfifo "$ROOT/res.fifo"
+  status=0
+  timeout 20 "$AGENTRT" --root "$ROOT/state" update --resources "$ROOT/res.fifo" "$CID" \
+    </dev/null >/dev/null 2>"$ROOT/err" || status=$?
+  echo "status=$status: $(cat "$ROOT/err")" >&2
+  [ "$status" -eq 1 ]
+  [ "$(cat "$ROOT/err")" = "agentrt: \`$ROOT/res.fifo\` is not a regular file" ]
+  echo '{"pids": {"limit": 30}}' >"$ROOT/res.json"
+  nest_member "$ROOT/res.json" 400000
+  agentrt update --resources "$ROOT/res.json" "$CID"
+  [ "$status" -eq 1 ]
+  [ "$output" = "agentrt: $ROOT/res.json: x[0][0][0][0][0][0][0]...: nested deeper than 64 levels" ]
+  run __agentrt update --resources - "$CID" < <(cat "$ROOT/res.json")
+  [ "$status" -eq 1 ]
+  [ "$output" = "agentrt: stdin: x[0][0][0][0][0][0][0]...: nested deeper than 64 levels" ]
+  [ "$(cg_read pids.max)" -eq 20 ]
+  # A pipe on stdin is still read: `-` is how containerd's shim sends the resources.
+  run __agentrt update --resources - "$CID" < <(echo '{"pids": {"limit": 31}}')
+  [ "$status" -eq 0 ]
+  [ "$(cg_read pids.max)" -eq 31 ]
+  delete_and_check
+}
+
 @test "cgroups: update raises and lowers memory and memory+swap together (containerd's CRI, docker update)" {
   [ -e /sys/fs/cgroup/memory/memory.memsw.limit_in_bytes ] || skip "no swap accounting (memsw)"
   update_config '.process.args = ["/bin/sleep", "1000"] | .linux.resources.memory.limit = 67108864

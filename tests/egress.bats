@@ -132,7 +132,7 @@ except OSError as e:
   [[ "$output" == *"anno:a"* ]]
 }
 
-@test "egress: a config without a network namespace gets one; joining one is refused" {
+@test "egress: a config without a network namespace gets one, and so does one joining ours" {
   serve 127.0.0.1 host
   update_config '.linux.namespaces |= map(select(.type != "network"))'
   in_container "ls /sys/class/net; echo x | nc 127.0.0.1 $PORT"
@@ -140,16 +140,33 @@ except OSError as e:
   [ "$status" -eq 0 ]
   [ "$(grep -cv -e '^lo$' -e 'host:' <<<"$output")" -eq 0 ]
   [[ "$output" == *"host:x"* ]]
+  # The caller's own namespace (a hostNetwork pod's containers join the pause's, which is the
+  # node's): the container gets one of its own, and the broker connects from ours as above.
   update_config '.linux.namespaces += [{type: "network", path: "/proc/self/ns/net"}]'
-  agentrt create --net-allow "127.0.0.1:$PORT" -b "$BUNDLE" "$CID"
+  in_container "ls /sys/class/net; echo y | nc 127.0.0.1 $PORT"
+  agentrt run --net-allow "127.0.0.1:$PORT" -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ "$(grep -cv -e '^lo$' -e 'host:' <<<"$output")" -eq 0 ]
+  [[ "$output" == *"host:y"* ]]
+  leaves_nothing
+}
+
+@test "egress: a network namespace path that is not one fails create naming it" {
+  update_config '.linux.namespaces |= map(select(.type != "network")) + [{type: "network", path: "/proc/self/ns/uts"}]'
+  agentrt create --net-allow 127.0.0.1:80 -b "$BUNDLE" "$CID"
   [ "$status" -ne 0 ]
-  [[ "$output" == *"--net-allow"*"network namespace"* ]]
+  [[ "$output" == *"--net-allow: \`/proc/self/ns/uts\` is not a network namespace"* ]]
+  update_config '.linux.namespaces |= map(select(.type != "network")) + [{type: "network", path: "/nonexistent/net"}]'
+  agentrt create --net-allow 127.0.0.1:80 -b "$BUNDLE" "$CID"
+  [ "$status" -ne 0 ]
+  [[ "$output" == *"--net-allow: network namespace \`/nonexistent/net\`"* ]]
   leaves_nothing
 }
 
 @test "egress: joining a network namespace with loopback only is allowed (a pod's, under CRI)" {
-  # As containerd's CRI does for a pod's containers: they join the sandbox's namespace, which
-  # agentrt made loopback-only for the sandbox's own io.agentrt.net.allow.
+  # As containerd's CRI does for a hostNetwork pod's containers under the agent profile: they
+  # join the sandbox's namespace, which the profile made loopback-only (tests/cni.bats has the
+  # pods with a CNI network).
   serve 127.0.0.1 pod
   unshare --net sleep 1000 &
   SERVER_PIDS+=($!)

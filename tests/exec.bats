@@ -55,6 +55,27 @@ teardown() { teardown_root; }
   [ "${lines[1]}" = "7" ]
 }
 
+@test "agentrt exec --process: a FIFO fails at once, naming it" {
+  mkfifo "$ROOT/process.json"
+  status=0
+  timeout 20 "$AGENTRT" --root "$ROOT/state" exec --process "$ROOT/process.json" "$CID" \
+    </dev/null >/dev/null 2>"$ROOT/err" || status=$?
+  echo "status=$status: $(cat "$ROOT/err")" >&2
+  [ "$status" -eq 1 ]
+  [ "$(cat "$ROOT/err")" = "agentrt: \`$ROOT/process.json\` is not a regular file" ]
+}
+
+@test "agentrt exec --process: JSON nested 400,000 levels deep fails naming where, no crash" {
+  jq -n '{cwd: "/", args: ["/bin/true"]}' >"$ROOT/process.json"
+  nest_member "$ROOT/process.json" 400000
+  agentrt exec --process "$ROOT/process.json" "$CID"
+  [ "$status" -eq 1 ]
+  [ "$output" = "agentrt: $ROOT/process.json: x[0][0][0][0][0][0][0]...: nested deeper than 64 levels" ]
+  # The container is unharmed.
+  agentrt exec "$CID" true
+  [ "$status" -eq 0 ]
+}
+
 @test "agentrt exec -d --pid-file leaves the process running in the container" {
   agentrt_detached exec -d --pid-file "$ROOT/exec.pid" "$CID" sleep 777
   [ "$status" -eq 0 ]

@@ -31,6 +31,14 @@ agentrt_detached() {
 
 update_config() { jq "$@" "$BUNDLE/config.json" >"$BUNDLE/config.json.new" && mv "$BUNDLE/config.json.new" "$BUNDLE/config.json"; }
 
+# nest_member FILE N: FILE (a JSON object, not empty) with one more member, "x", that nests N
+# arrays, [[[…]]]: spliced in as text, since jq cannot read what is that deep.
+nest_member() {
+  jq -c . "$1" | sed 's/}$/,"x":/' >"$1.new"
+  { head -c "$2" /dev/zero | tr '\0' '['; head -c "$2" /dev/zero | tr '\0' ']'; echo '}'; } >>"$1.new"
+  mv "$1.new" "$1"
+}
+
 # setup_root: a private directory for this test, with ROOT/state as --root.
 setup_root() {
   ROOT=$(mktemp -d "${BATS_RUN_TMPDIR:-/tmp}/agentrt.XXXXXX")

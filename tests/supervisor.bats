@@ -626,6 +626,23 @@ EOF_CASES
   leaves_nothing
 }
 
+@test "supervisor: agentrt audit refuses an audit log that is not a regular file, at once" {
+  update_config '.process.args = ["/bin/sleep", "1000"]'
+  agentrt_detached run -d --audit-log "$ROOT/audit.jsonl" -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  # The supervisor keeps its own fd; the name now leads to a FIFO with no writer.
+  rm -f "$ROOT/audit.jsonl"
+  mkfifo "$ROOT/audit.jsonl"
+  status=0
+  timeout 20 "$AGENTRT" --root "$ROOT/state" audit "$CID" </dev/null >/dev/null 2>"$ROOT/err" ||
+    status=$?
+  echo "status=$status: $(cat "$ROOT/err")" >&2
+  [ "$status" -eq 1 ]
+  [ "$(cat "$ROOT/err")" = "agentrt: container \`$CID\`: its audit log: \`$ROOT/audit.jsonl\` is not a regular file" ]
+  agentrt delete --force "$CID"
+  leaves_nothing
+}
+
 @test "supervisor: io.agentrt.policy.ptrace=allow lets ptrace and process_vm_writev through, only them" {
   pod_may io.agentrt.policy.ptrace
   update_config '.annotations["io.agentrt.policy.ptrace"] = "allow" | .process.args = ["/bin/probe", "deny"]'
@@ -795,8 +812,13 @@ tracer_of() { awk '$1 == "TracerPid:" { print $2 }' "/proc/$1/status"; }
   leaves_nothing
 }
 
-# counter_at: what the workload's counter file says now.
-counter_at() { cat "$BUNDLE/rootfs/tmp/n" 2>/dev/null || echo 0; }
+# counter_at: what the workload's counter file says now (0 for none, or for an empty one: the
+# loop's `echo >` truncates before it writes, and a STOP may fall in between).
+counter_at() {
+  local v
+  v=$(cat "$BUNDLE/rootfs/tmp/n" 2>/dev/null)
+  echo "${v:-0}"
+}
 
 # A tracee's signals are passed on: a trapped TERM runs its trap; STOP stops the whole container
 # until CONT (a group stop the tracer keeps with PTRACE_LISTEN, not a stop of its own).

@@ -6,7 +6,7 @@
 #   teardown_file() { containerd_stop; }
 #   ...             ctr_ run --runc-binary "$AGENTRT" --runc-root "$CTRD_DIR/agentrt" ...
 #
-# containerd_start [--cri] [--ns NAME] [--dir DIR] [--config-extra TOML]
+# containerd_start [--cri] [--ns NAME] [--dir DIR] [--netns PATH] [--config-extra TOML]
 #   --cri             keep the CRI plugin (io.containerd.grpc.v1.cri); disabled by default.
 #   --ns NAME         the containerd namespace ctr_ uses (default: ctrtest-PID, unique per run,
 #                     so the cgroup parent /sys/fs/cgroup/*/NAME that ctr's default
@@ -15,6 +15,9 @@
 #   --dir DIR         the private tree (created if missing; containerd_stop removes it), for a
 #                     caller whose --config-extra names paths in it; default: a new directory
 #                     under BATS_RUN_TMPDIR.
+#   --netns PATH      run it in that network namespace (nsenter --net: its mount namespace is
+#                     still its own, below), as a node's containerd with a CNI network
+#                     (tests/cni.bats); default: ours.
 #   --config-extra T  TOML appended to the generated config.toml (e.g. the CRI plugin's
 #                     section and runtimes, tests/lib/cri.sh); may be given more than once.
 #                     Every path in it should be under DIR.
@@ -40,13 +43,14 @@ CTRD_READY_TIMEOUT=${CTRD_READY_TIMEOUT:-30}
 ctr_() { command ctr --address "$CTRD_SOCK" --namespace "$CTRD_NS" "$@"; }
 
 containerd_start() {
-  local cri=0 extra=() disabled dir= host_run=0
+  local cri=0 extra=() disabled dir= host_run=0 netns=()
   CTRD_NS=ctrtest-$$
   while [ $# -gt 0 ]; do
     case $1 in
       --cri) cri=1 ;;
       --ns) CTRD_NS=$2; shift ;;
       --dir) dir=$2; shift ;;
+      --netns) netns=(nsenter --net="$2"); shift ;;
       --config-extra) extra+=("$2"); shift ;;
       --host-run) host_run=1 ;;
       *) echo "containerd_start: unknown option $1" >&2; return 1 ;;
@@ -114,9 +118,9 @@ EOF
   # terminal signals; stdio to its log and no bats fd 3, so bats never waits on it.  Every step
   # execs, so $! is containerd.
   if [ "$host_run" -eq 1 ]; then
-    setsid containerd --config "$CTRD_DIR/config.toml" </dev/null >"$CTRD_DIR/containerd.log" 2>&1 3>&- &
+    setsid "${netns[@]}" containerd --config "$CTRD_DIR/config.toml" </dev/null >"$CTRD_DIR/containerd.log" 2>&1 3>&- &
   else
-    setsid unshare --mount --propagation private sh -c \
+    setsid "${netns[@]}" unshare --mount --propagation private sh -c \
       'mount -t tmpfs -o mode=0755 agentrt-ctrd-run /run && exec containerd --config "$1"' \
       sh "$CTRD_DIR/config.toml" </dev/null >"$CTRD_DIR/containerd.log" 2>&1 3>&- &
   fi

@@ -14,9 +14,10 @@ cri() { "$CRI_PYTHON" "${BASH_SOURCE[0]%/*}/cri_client.py" --endpoint "unix://$C
 # cri_config DIR AGENTRT SANDBOX_IMAGE: the CRI plugin's part of containerd's config.toml, with
 # its paths under DIR.  Handler `agentrt` is the RuntimeClass under test
 # (contrib/kubernetes/containerd-agentrt.toml, with private paths); handler `runc` is the
-# control, configured the same way.  Each runtime's --root is DIR/NAME-root/k8s.io.  With
-# CRI_SYSTEMD_CGROUP=1 both use the systemd cgroup driver (SystemdCgroup = true: the shim
-# passes --systemd-cgroup), as on a node whose kubelet's cgroupDriver is systemd.
+# control, configured the same way.  Each runtime's --root is DIR/NAME-root/k8s.io.  The CNI
+# plugins are CRI_CNI_BIN's (default: DIR/cni/bin, empty).  With CRI_SYSTEMD_CGROUP=1 both use
+# the systemd cgroup driver (SystemdCgroup = true: the shim passes --systemd-cgroup), as on a
+# node whose kubelet's cgroupDriver is systemd.
 cri_config() {
   local sd=""
   [ "${CRI_SYSTEMD_CGROUP:-0}" = 1 ] && sd="SystemdCgroup = true"
@@ -52,33 +53,42 @@ cri_config() {
         Root = "$1/agentrt-root"
         $sd
   [plugins."io.containerd.grpc.v1.cri".cni]
-    # Empty: pods run with the node's network (hostNetwork), which needs no CNI.
-    bin_dir = "$1/cni/bin"
+    # Empty unless CRI_CNI_CONFLIST: pods run with the node's network (hostNetwork), which
+    # needs no CNI.
+    bin_dir = "${CRI_CNI_BIN:-$1/cni/bin}"
     conf_dir = "$1/cni/net.d"
 EOF
 }
 
 # cri_agentrt_conf DIR: the node's agentrt.conf (contrib/kubernetes/agentrt.conf) with its
-# audit_dir under DIR.  The pods here have the node's network (hostNetwork), so the node's
-# loopback is theirs anyway: the operator lets them name it in io.agentrt.net.allow.
+# audit_dir under DIR, and pod_annotations = CRI_POD_ANNOTATIONS.  By default the pods here have
+# the node's network (hostNetwork), so the node's loopback is theirs anyway: the operator lets
+# them name it in io.agentrt.net.allow (CRI_POD_ANNOTATIONS empty: pods may not).
 cri_agentrt_conf() {
   sed "s|^audit_dir = .*|audit_dir = $1/audit|" "${BASH_SOURCE[0]%/*}/../../contrib/kubernetes/agentrt.conf"
-  echo "pod_annotations = io.agentrt.net.allow"
+  local keys=${CRI_POD_ANNOTATIONS-io.agentrt.net.allow}
+  [ -z "$keys" ] || echo "pod_annotations = $keys"
 }
 
 # cri_start DIR AGENTRT [OPTION…]: containerd_start --cri on DIR (CRI_SANDBOX_IMAGE is the pause
 # image; OPTION… are containerd_start's, such as --host-run), then waits until its CRI answers.
 # Sets CTRD_DIR, CTRD_SOCK, CTRD_PID, CTRD_NS (k8s.io).
 # The handler runs AGENTRT through a wrapper that adds --config DIR/agentrt.conf: a node has
-# /etc/agentrt/agentrt.conf, which a test must not write.
+# /etc/agentrt/agentrt.conf, which a test must not write.  With CRI_CNI_CONFLIST (a .conflist's
+# text) pods get that CNI network, with CRI_NETNS containerd runs in that network namespace
+# (containerd_start --netns): the plugins then work there, never in ours (tests/cni.bats).
 cri_start() {
-  local dir=$1 agentrt=$2
+  local dir=$1 agentrt=$2 netns=()
   shift 2
   mkdir -p "$dir"/{cni/bin,cni/net.d,logs,runc-root,agentrt-root} || return 1
+  if [ -n "${CRI_CNI_CONFLIST:-}" ]; then
+    printf '%s\n' "$CRI_CNI_CONFLIST" >"$dir/cni/net.d/10-agentrt-test.conflist" || return 1
+  fi
+  [ -z "${CRI_NETNS:-}" ] || netns=(--netns "$CRI_NETNS")
   cri_agentrt_conf "$dir" >"$dir/agentrt.conf" && chmod 0600 "$dir/agentrt.conf" || return 1
   printf '#!/bin/sh\nexec %q --config %q "$@"\n' "$agentrt" "$dir/agentrt.conf" >"$dir/agentrt" &&
     chmod 0755 "$dir/agentrt" || return 1
-  containerd_start --cri --ns k8s.io --dir "$dir" "$@" --config-extra \
+  containerd_start --cri --ns k8s.io --dir "$dir" "${netns[@]}" "$@" --config-extra \
     "$(cri_config "$dir" "$dir/agentrt" "${CRI_SANDBOX_IMAGE:-localhost/agentrt-test/pause:1}")" ||
     return 1
   # The pods' cgroups are under the cgroup parent the test gives them; /NS/ID, where ctr would

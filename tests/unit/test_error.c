@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -89,6 +90,53 @@ test_atomic_write (void)
   return 0;
 }
 
+/* A FIFO with no writer named where a file is read blocked exec --process and update
+   --resources for ever; a device would be read without end.  Refused at once, by name.  */
+static int
+test_read_file_refuses_non_regular (void)
+{
+  char dir[] = "/tmp/agentrt-test-util.XXXXXX";
+  cleanup_free char *fifo = NULL;
+  cleanup_free char *file = NULL;
+  cleanup_free char *text = NULL;
+  cleanup_free char *msg = NULL;
+  char *got = NULL;
+  ar_error_t err = NULL;
+  cleanup_close int fd = -1;
+  time_t t0 = time (NULL);
+
+  CHECK (mkdtemp (dir) != NULL);
+  fifo = xasprintf ("%s/fifo", dir);
+  CHECK (mkfifo (fifo, 0600) == 0);
+  alarm (10); /* the old open blocked: fail rather than hang */
+  CHECK (ar_read_file (fifo, 0, &got, NULL, &err) < 0 && got == NULL);
+  alarm (0);
+  CHECK (time (NULL) - t0 < 5);
+  msg = ar_error_text (err);
+  ar_error_release (&err);
+  text = xasprintf ("`%s` is not a regular file", fifo);
+  CHECK_STR (msg, text);
+  CHECK (ar_read_file ("/dev/zero", 0, &got, NULL, &err) < 0 && got == NULL);
+  ar_error_release (&err);
+
+  /* A regular file past the cap names it.  */
+  file = xasprintf ("%s/big", dir);
+  fd = open (file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  CHECK (fd >= 0 && write (fd, "0123456789", 10) == 10);
+  CHECK (ar_read_file (file, 9, &got, NULL, &err) < 0);
+  free (msg);
+  msg = ar_error_text (err);
+  ar_error_release (&err);
+  free (text);
+  text = xasprintf ("%s: larger than 9 bytes", file);
+  CHECK_STR (msg, text);
+  CHECK (ar_read_file (file, 10, &got, NULL, &err) == 0);
+  CHECK_STR (got, "0123456789");
+  free (got);
+  CHECK (unlink (fifo) == 0 && unlink (file) == 0 && rmdir (dir) == 0);
+  return 0;
+}
+
 static int
 test_time_format (void)
 {
@@ -123,6 +171,7 @@ main (void)
   RUN_TEST (test_text_without_errno);
   RUN_TEST (test_parse_int64);
   RUN_TEST (test_atomic_write);
+  RUN_TEST (test_read_file_refuses_non_regular);
   RUN_TEST (test_time_format);
   RUN_TEST (test_signals);
   TAP_END ();

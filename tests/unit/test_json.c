@@ -226,6 +226,146 @@ test_str_max (void)
   return 0;
 }
 
+/* yajl's writer stops at 128 levels, and a call past that wrote beyond its state array (the
+   agent profile's copy of a deep config corrupted the heap): the first refusal is kept, nothing
+   more is written, and the checked finish reports it.  */
+static int
+test_writer_depth (void)
+{
+  struct ar_json *j = ar_json_new ("  ");
+  ar_error_t err = NULL;
+  char *out = NULL;
+  cleanup_free char *text = NULL;
+
+  for (int i = 0; i < 200; i++)
+    {
+      ar_json_obj_open (j);
+      ar_json_key (j, "a");
+    }
+  ar_json_int (j, 1);
+  for (int i = 0; i < 200; i++)
+    ar_json_obj_close (j);
+  CHECK (ar_json_finish_checked (j, "deep.json", &out, NULL, &err) < 0);
+  CHECK (out == NULL);
+  text = ar_error_text (err);
+  ar_error_release (&err);
+  CHECK_STR (text, "deep.json: cannot write JSON: nested deeper than 128 levels");
+  return 0;
+}
+
+/* Any refused call, not only depth: a value where a key belongs, a second document.  */
+static int
+test_writer_sticky_error (void)
+{
+  struct ar_json *j = ar_json_new (NULL);
+  ar_error_t err = NULL;
+  char *out = NULL;
+  cleanup_free char *text = NULL;
+
+  ar_json_obj_open (j);
+  ar_json_int (j, 5); /* not a key */
+  ar_json_kstr (j, "k", "v");
+  ar_json_obj_close (j);
+  CHECK (ar_json_finish_checked (j, "t", &out, NULL, &err) < 0 && out == NULL);
+  text = ar_error_text (err);
+  ar_error_release (&err);
+  CHECK_STR (text, "t: cannot write JSON: a key that is not a string");
+
+  j = ar_json_new (NULL);
+  ar_json_int (j, 1);
+  ar_json_int (j, 2);
+  CHECK (ar_json_finish_checked (j, "t", &out, NULL, NULL) < 0 && out == NULL);
+
+  j = ar_json_new (NULL);
+  ar_json_arr_open (j);
+  ar_json_arr_close (j);
+  CHECK (ar_json_finish_checked (j, "t", &out, NULL, &err) == 0 && err == NULL);
+  CHECK_STR (out, "[]");
+  free (out);
+  return 0;
+}
+
+static char *
+nested (int levels, const char *open, const char *inner, const char *close)
+{
+  size_t lo = strlen (open), li = strlen (inner), lc = strlen (close);
+  char *s = xmalloc (levels * (lo + lc) + li + 1), *p = s;
+
+  for (int i = 0; i < levels; i++, p += lo)
+    memcpy (p, open, lo);
+  memcpy (p, inner, li);
+  p += li;
+  for (int i = 0; i < levels; i++, p += lc)
+    memcpy (p, close, lc);
+  *p = '\0';
+  return s;
+}
+
+static int
+parse_error (const char *text, char **msg)
+{
+  struct ar_jnode *root = NULL;
+  ar_error_t err = NULL;
+
+  if (ar_jparse (text, "t.json", &root, &err) == 0)
+    {
+      ar_jfree (root);
+      return -1;
+    }
+  *msg = ar_error_text (err);
+  ar_error_release (&err);
+  return 0;
+}
+
+/* 400,000 levels overflowed the stack in yajl_tree_free; the text is refused before a tree is
+   built, naming where the nesting starts.  */
+static int
+test_reader_depth (void)
+{
+  cleanup_free char *deep = nested (400000, "[", "", "]");
+  cleanup_free char *limit = nested (AR_JSON_MAX_DEPTH, "[", "1", "]");
+  cleanup_free char *over = nested (AR_JSON_MAX_DEPTH + 1, "[", "1", "]");
+  cleanup_free char *inner = nested (AR_JSON_MAX_DEPTH, "{\"k\":", "1", "}");
+  cleanup_free char *in_obj = xasprintf ("{\"a\":[0,{\"b\":%s}]}", inner);
+  cleanup_free char *msg1 = NULL;
+  cleanup_free char *msg2 = NULL;
+  cleanup_free char *msg3 = NULL;
+  cleanup_jnode struct ar_jnode *root = NULL;
+
+  CHECK (parse_error (deep, &msg1) == 0);
+  CHECK_STR (msg1, "t.json: [0][0][0][0][0][0][0][0]...: nested deeper than 64 levels");
+  CHECK (ar_jparse (limit, "t.json", &root, NULL) == 0);
+  CHECK (parse_error (over, &msg2) == 0);
+  CHECK (strstr (msg2, "nested deeper than 64 levels") != NULL);
+  CHECK (parse_error (in_obj, &msg3) == 0);
+  CHECK_STR (msg3, "t.json: a[1].b.k.k.k.k.k...: nested deeper than 64 levels");
+  return 0;
+}
+
+/* Only containers count: brackets in strings and comments, and long flat lists, do not.  */
+static int
+test_reader_depth_counts_containers (void)
+{
+  cleanup_free char *brackets = nested (1000, "[", "", "");
+  cleanup_free char *in_string = xasprintf ("{\"s\":\"%s\"}", brackets);
+  cleanup_free char *in_comment = xasprintf ("/* %s */ [1]", brackets);
+  cleanup_free char *flat = xmalloc (1 + 3 * 100000 + 1);
+  struct ar_jnode *root = NULL;
+
+  CHECK (ar_jparse (in_string, "t.json", &root, NULL) == 0);
+  ar_jfree (root);
+  CHECK (ar_jparse (in_comment, "t.json", &root, NULL) == 0);
+  ar_jfree (root);
+  flat[0] = '[';
+  for (int i = 0; i < 100000; i++)
+    memcpy (flat + 1 + 3 * i, "[],", 3);
+  strcpy (flat + 3 * 100000, "]"); /* over the last ',' */
+  CHECK (ar_jparse (flat, "t.json", &root, NULL) == 0);
+  CHECK (ar_jlen (root) == 100000);
+  ar_jfree (root);
+  return 0;
+}
+
 int
 main (void)
 {
@@ -238,5 +378,9 @@ main (void)
   RUN_TEST (test_text_safe);
   RUN_TEST (test_control_len);
   RUN_TEST (test_str_max);
+  RUN_TEST (test_writer_depth);
+  RUN_TEST (test_writer_sticky_error);
+  RUN_TEST (test_reader_depth);
+  RUN_TEST (test_reader_depth_counts_containers);
   TAP_END ();
 }

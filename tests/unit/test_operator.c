@@ -218,6 +218,7 @@ test_make_audit_dir (void)
   CHECK (stat (dir, &st) == 0 && S_ISDIR (st.st_mode) && (st.st_mode & 07777) == 0750);
   CHECK (operator_make_audit_dir (&c, &err) == 0); /* there already */
   rmdir (dir);
+  free (dir);
   c.audit_dir = dir = xasprintf ("%s/logs", tmp_dir);
   rmdir (dir);
   free (dir);
@@ -232,6 +233,23 @@ test_make_audit_dir (void)
 
 /* sandbox_resolve of annotations `kv` (key, value, …, NULL) with agentrt.conf `op`; the error
    text, or "" for success.  */
+/* As create goes on with an allowlist: a config without a network namespace, so the broker's is
+   ours (the host's).  */
+static int
+prepare_egress (struct sandbox *sb, const struct operator_conf *op, ar_error_t *err)
+{
+  struct spec s;
+  struct egress_netns ns;
+  int r;
+
+  if (sb->egress == NULL)
+    return 0;
+  memset (&s, 0, sizeof s);
+  r = sandbox_prepare_egress (sb, &s, "/", op, &ns, err);
+  free (s.linux_.namespaces);
+  return r;
+}
+
 static char *
 resolve (const struct operator_conf *op, const char *id, ...)
 {
@@ -251,7 +269,7 @@ resolve (const struct operator_conf *op, const char *id, ...)
       items[a.n++].value = va_arg (ap, char *);
     }
   va_end (ap);
-  if (sandbox_resolve (&a, &f, &sb, &err) < 0)
+  if (sandbox_resolve (&a, &f, &sb, &err) < 0 || prepare_egress (&sb, op, &err) < 0)
     {
       out = ar_error_text (err);
       ar_error_release (&err);
@@ -371,6 +389,110 @@ test_net_allow_host (void)
   return 0;
 }
 
+/* From a CNI pod's namespace the loopback is the pod's own; the rest of the host's addresses
+   stay the host's.  */
+static int
+test_net_allow_pod_loopback (void)
+{
+  static const struct
+  {
+    const char *list;
+    ssize_t host, pod;
+  } cases[] = {
+    { "127.0.0.1:80", 0, -1 },
+    { "[::1]:80", 0, -1 },
+    { "[::ffff:127.0.0.2]:80", 0, -1 },
+    { "192.0.2.1:80,127.0.0.1:80", 1, -1 },
+    { "0.0.0.0:80", 0, 0 },
+    { "169.254.169.254:80", 0, 0 },
+    { "[fe80::1]:80", 0, 0 },
+    { "127.0.0.1:80,169.254.1.1:80", 0, 1 },
+    { "192.0.2.1:443", -1, -1 },
+  };
+
+  for (size_t i = 0; i < ARRAY_SIZE (cases); i++)
+    {
+      struct egress_list l;
+      ar_error_t err = NULL;
+      ssize_t host, pod;
+      if (egress_parse (cases[i].list, "t", &l, &err) < 0)
+        {
+          ar_error_release (&err);
+          TAP_FAIL ("%s: parse", cases[i].list);
+        }
+      host = egress_host_local (&l, false);
+      pod = egress_host_local (&l, true);
+      egress_release (&l);
+      if (host != cases[i].host || pod != cases[i].pod)
+        TAP_FAIL ("%s: host %zd pod %zd, want %zd %zd", cases[i].list, host, pod, cases[i].host,
+                  cases[i].pod);
+    }
+  return 0;
+}
+
+/* io.agentrt.net.allow.containers: which containers of a pod the list isolates.  */
+static int
+test_net_allow_containers (void)
+{
+  static const char allow[] = "192.0.2.1:443";
+  struct spec_kv items[8];
+  struct spec_map a = { items, 0 };
+  struct sandbox_flags f = { .id = "c1" };
+  struct sandbox sb;
+  ar_error_t err = NULL;
+  static const struct
+  {
+    const char *type, *name, *containers;
+    int want; /* 1 isolated, 0 not, -1 an error */
+  } cases[] = {
+    { NULL, NULL, NULL, 1 },
+    { "sandbox", NULL, NULL, 0 },
+    { "sandbox", NULL, "agent", 0 },
+    { "container", "agent", NULL, 1 },
+    { "container", "agent", "tool,agent", 1 },
+    { "container", "sidecar", "tool,agent", 0 },
+    { "container", NULL, "agent", -1 },
+    { "container", "agent", "Agent", -1 },
+    { "container", "agent", "agent,", -1 },
+    { "container", "agent", "", -1 },
+  };
+
+  for (size_t i = 0; i < ARRAY_SIZE (cases); i++)
+    {
+      int got;
+      a.n = 0;
+      items[a.n++] = (struct spec_kv){ (char *) "io.agentrt.net.allow", (char *) allow };
+      if (cases[i].type)
+        items[a.n++] = (struct spec_kv){ (char *) SANDBOX_CRI_TYPE, (char *) cases[i].type };
+      if (cases[i].name)
+        items[a.n++] = (struct spec_kv){ (char *) SANDBOX_CRI_NAME, (char *) cases[i].name };
+      if (cases[i].containers)
+        items[a.n++] = (struct spec_kv){ (char *) "io.agentrt.net.allow.containers",
+                                         (char *) cases[i].containers };
+      got = sandbox_resolve (&a, &f, &sb, &err) < 0 ? -1 : sb.egress != NULL;
+      ar_error_release (&err);
+      sandbox_release (&sb);
+      if (got != cases[i].want)
+        TAP_FAIL ("case %zu: got %d, want %d", i, got, cases[i].want);
+    }
+  /* Without the list there is nothing to select from; and the flag is the operator's, for
+     every container (a pod's sandbox included).  */
+  a.n = 0;
+  items[a.n++] = (struct spec_kv){ (char *) "io.agentrt.net.allow.containers", (char *) "agent" };
+  if (sandbox_resolve (&a, &f, &sb, &err) == 0)
+    TAP_FAIL ("containers without a list was accepted");
+  ar_error_release (&err);
+  sandbox_release (&sb);
+  a.n = 0;
+  items[a.n++] = (struct spec_kv){ (char *) SANDBOX_CRI_TYPE, (char *) "sandbox" };
+  f.net_allow = allow;
+  if (sandbox_resolve (&a, &f, &sb, &err) < 0 || sb.egress == NULL)
+    TAP_FAIL ("--net-allow was not applied to a sandbox");
+  ar_error_release (&err);
+  sandbox_release (&sb);
+  return 0;
+}
+
 int
 main (void)
 {
@@ -384,6 +506,8 @@ main (void)
   RUN_TEST (test_annotations_who);
   RUN_TEST (test_annotations_allowed);
   RUN_TEST (test_net_allow_host);
+  RUN_TEST (test_net_allow_pod_loopback);
+  RUN_TEST (test_net_allow_containers);
   rmdir (tmp_dir);
   TAP_END ();
 }

@@ -148,7 +148,10 @@ run_filtered (const struct seccomp_prog *p, int (*fn) (void))
       if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0
           || seccomp_prog_install (p, &listener, &err) < 0)
         _exit (100);
-      _exit (fn ());
+      /* Straight to exit_group: under a sanitizer, _exit first runs the runtime's teardown
+         (sigaltstack, gettid, mmap), which a filter that allows only the exits refuses.  */
+      syscall (SYS_exit_group, fn ());
+      _exit (101);
     }
   return wait_ok (pid);
 }

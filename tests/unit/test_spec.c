@@ -836,6 +836,176 @@ test_load_bundle (void)
   return 0;
 }
 
+/* Caps (spec.h): a config of BEFORE, N copies of ITEM joined by ',', and AFTER, all in single
+   quotes.  */
+static char *
+repeat_config (const char *before, const char *item, size_t n, const char *after)
+{
+  size_t lb = strlen (before), li = strlen (item), la = strlen (after);
+  char *sq = xmalloc (lb + n * (li + 1) + la + 1), *p = sq;
+  char *json;
+
+  memcpy (p, before, lb);
+  p += lb;
+  for (size_t i = 0; i < n; i++)
+    {
+      if (i)
+        *p++ = ',';
+      memcpy (p, item, li);
+      p += li;
+    }
+  memcpy (p, after, la + 1);
+  json = tap_json (sq);
+  free (sq);
+  return json;
+}
+
+/* Parse it: NULL expects success, otherwise the exact error.  */
+static int
+check_limit (const char *before, const char *item, size_t n, const char *after, const char *msg)
+{
+  cleanup_free char *text = repeat_config (before, item, n, after);
+  cleanup_spec struct spec *s = NULL;
+  cleanup_free char *got = NULL;
+  ar_error_t err = NULL;
+  int ret = spec_parse (text, "config.json", &s, &err);
+
+  if (msg == NULL && ret == 0)
+    return 0;
+  got = ret < 0 ? ar_error_text (err) : xstrdup ("(accepted)");
+  ar_error_release (&err);
+  if (msg && strcmp (got, msg) == 0)
+    return 0;
+  printf ("# %zu x %s: got \"%s\", expected \"%s\"\n", n, item, got, msg ? msg : "(accepted)");
+  return -1;
+}
+
+#define TOP_SQ "{ 'ociVersion': '1.2.0', 'root': { 'path': 'rootfs' }, "
+#define SECCOMP_SQ TOP_SQ "'linux': { 'seccomp': { 'defaultAction': 'SCMP_ACT_ALLOW', "
+
+/* 20,000 entries took libseccomp 140 s; the caps keep every accepted profile near a second.  */
+static int
+test_caps_seccomp (void)
+{
+  const char *rules = SECCOMP_SQ "'syscalls': [";
+  const char *rule = "{ 'names': ['read'], 'action': 'SCMP_ACT_ERRNO' }";
+  const char *names = SECCOMP_SQ "'syscalls': [ { 'action': 'SCMP_ACT_ERRNO', 'names': [";
+  const char *args = SECCOMP_SQ "'syscalls': [ { 'action': 'SCMP_ACT_ERRNO', "
+                                "'names': ['read', 'write'], 'args': [";
+  const char *arg = "{ 'index': 0, 'value': 1, 'op': 'SCMP_CMP_EQ' }";
+
+  CHECK (check_limit (rules, rule, SPEC_MAX_SECCOMP_RULES, "] } } }", NULL) == 0);
+  CHECK (check_limit (rules, rule, SPEC_MAX_SECCOMP_RULES + 1, "] } } }",
+                      E "linux.seccomp.syscalls: more than 1024 entries")
+         == 0);
+  CHECK (check_limit (rules, rule, 20000, "] } } }",
+                      E "linux.seccomp.syscalls: more than 1024 entries")
+         == 0);
+  CHECK (check_limit (names, "'read'", SPEC_MAX_SECCOMP_NAMES, "] } ] } } }", NULL) == 0);
+  CHECK (check_limit (names, "'read'", SPEC_MAX_SECCOMP_NAMES + 1, "] } ] } } }",
+                      E "linux.seccomp.syscalls[0].names: more than 2048 entries")
+         == 0);
+  /* The names of all entries together.  */
+  CHECK (check_limit (SECCOMP_SQ "'syscalls': [",
+                      "{ 'names': ['read', 'write', 'open', 'close'], "
+                      "'action': 'SCMP_ACT_ERRNO' }",
+                      SPEC_MAX_SECCOMP_NAMES / 4 + 1, "] } } }",
+                      E "linux.seccomp.syscalls: more than 2048 syscall names in all entries")
+         == 0);
+  /* Conditions count once per name: 2 names x 128 fit, 2 x 129 do not.  */
+  CHECK (check_limit (args, arg, 128, "] } ] } } }", NULL) == 0);
+  CHECK (check_limit (args, arg, 129, "] } ] } } }",
+                      E "linux.seccomp.syscalls: more than 256 argument conditions in all entries "
+                        "(one per name)")
+         == 0);
+  return 0;
+}
+
+static int
+test_caps_lists (void)
+{
+  static const struct
+  {
+    const char *before, *item, *after;
+    size_t max;
+    const char *msg;
+  } cases[] = {
+    { TOP_SQ "'mounts': [", "{ 'destination': '/m' }", "] }", SPEC_MAX_ITEMS,
+      E "mounts: more than 1024 entries" },
+    { TOP_SQ "'process': { 'cwd': '/', 'args': ['sh'], 'env': [", "'A=1'", "] } }",
+      SPEC_MAX_STRINGS, E "process.env: more than 65536 entries" },
+    { TOP_SQ "'process': { 'cwd': '/', 'args': [", "'a'", "] } }", SPEC_MAX_STRINGS,
+      E "process.args: more than 65536 entries" },
+    { TOP_SQ "'linux': { 'maskedPaths': [", "'/p'", "] } }", SPEC_MAX_ITEMS,
+      E "linux.maskedPaths: more than 1024 entries" },
+    { TOP_SQ "'linux': { 'readonlyPaths': [", "'/p'", "] } }", SPEC_MAX_ITEMS,
+      E "linux.readonlyPaths: more than 1024 entries" },
+    { TOP_SQ "'linux': { 'devices': [", "{ 'type': 'c', 'path': '/dev/x', 'major': 1, 'minor': 3 }",
+      "] } }", SPEC_MAX_ITEMS, E "linux.devices: more than 1024 entries" },
+    { TOP_SQ "'linux': { 'resources': { 'devices': [", "{ 'allow': false }", "] } } }",
+      SPEC_MAX_ITEMS, E "linux.resources.devices: more than 1024 entries" },
+    { TOP_SQ "'linux': { 'uidMappings': [", "{ 'containerID': 0, 'hostID': 1, 'size': 1 }", "] } }",
+      SPEC_MAX_ID_MAPPINGS, E "linux.uidMappings: more than 340 entries" },
+    { TOP_SQ "'hooks': { 'prestart': [", "{ 'path': '/bin/true' }", "] } }", SPEC_MAX_HOOKS,
+      E "hooks.prestart: more than 128 entries" },
+    { TOP_SQ "'linux': { 'sysctl': { 'a': 'b', ", "'x': 'y'", "} } }", SPEC_MAX_ITEMS - 1,
+      E "linux.sysctl: more than 1024 entries" },
+    { TOP_SQ "'process': { 'cwd': '/', 'args': ['sh'], 'user': { 'additionalGids': [", "1",
+      "] } } }", SPEC_MAX_STRINGS, E "process.user.additionalGids: more than 65536 entries" },
+  };
+
+  for (size_t i = 0; i < ARRAY_SIZE (cases); i++)
+    if (check_limit (cases[i].before, cases[i].item, cases[i].max, cases[i].after, NULL) < 0
+        || check_limit (cases[i].before, cases[i].item, cases[i].max + 1, cases[i].after,
+                        cases[i].msg)
+               < 0)
+      return -1;
+  return 0;
+}
+
+/* state.json keeps the annotations, and is read back under a cap of its own (state.h).  */
+static int
+test_caps_annotations (void)
+{
+  cleanup_free char *value = xmalloc (SPEC_MAX_ANNOTATION_BYTES + 1);
+  cleanup_free char *over = NULL;
+  cleanup_free char *fits = NULL;
+
+  CHECK (check_limit (TOP_SQ "'annotations': { 'a': 'b', ", "'k': 'v'", SPEC_MAX_ANNOTATIONS, "} }",
+                      E "annotations: more than 4096 entries")
+         == 0);
+  memset (value, 'v', SPEC_MAX_ANNOTATION_BYTES);
+  value[SPEC_MAX_ANNOTATION_BYTES - 1] = '\0'; /* with the key "k": exactly the cap */
+  fits = xasprintf ("'k': '%s'", value);
+  CHECK (check_limit (TOP_SQ "'annotations': { ", fits, 1, "} }", NULL) == 0);
+  value[SPEC_MAX_ANNOTATION_BYTES - 1] = 'v';
+  value[SPEC_MAX_ANNOTATION_BYTES] = '\0';
+  over = xasprintf ("'k': '%s'", value);
+  CHECK (check_limit (TOP_SQ "'annotations': { ", over, 1, "} }",
+                      E "annotations: more than 262144 bytes of keys and values")
+         == 0);
+  return 0;
+}
+
+/* The size cap holds for text that was not read from a file too (create's edited copy).  */
+static int
+test_caps_size (void)
+{
+  cleanup_free char *big = xmalloc (SPEC_MAX_SIZE + 1);
+  cleanup_free char *item = NULL;
+
+  memset (big, 'x', SPEC_MAX_SIZE);
+  big[SPEC_MAX_SIZE - 100] = '\0';
+  item = xasprintf ("'%s'", big);
+  CHECK (check_limit (TOP_SQ "'hostname': ", item, 1, "}", NULL) == 0);
+  big[SPEC_MAX_SIZE - 100] = 'x';
+  big[SPEC_MAX_SIZE] = '\0';
+  free (item);
+  item = xasprintf ("'%s'", big);
+  CHECK (check_limit (TOP_SQ "'hostname': ", item, 1, "}", E "larger than 4194304 bytes") == 0);
+  return 0;
+}
+
 static int
 test_tables (void)
 {
@@ -888,5 +1058,9 @@ main (void)
   RUN_TEST (test_load_bundle_missing);
   RUN_TEST (test_load_bundle);
   RUN_TEST (test_tables);
+  RUN_TEST (test_caps_seccomp);
+  RUN_TEST (test_caps_lists);
+  RUN_TEST (test_caps_annotations);
+  RUN_TEST (test_caps_size);
   TAP_END ();
 }

@@ -1,12 +1,14 @@
-/* JSON writer and reader over yajl.  No other file includes a yajl header: the rest of agentrt
-   sees struct ar_json and struct ar_jnode only.  */
+/* JSON writer and reader over yajl (its generator and its event parser).  No other file
+   includes a yajl header: the rest of agentrt sees struct ar_json and struct ar_jnode only.  */
 #include <config.h>
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <yajl/yajl_gen.h>
-#include <yajl/yajl_tree.h>
+#include <yajl/yajl_parse.h>
 
 #include "json.h"
 #include "utils.h"
@@ -14,7 +16,19 @@
 struct ar_json
 {
   yajl_gen gen;
+  /* The first call that failed, kept: yajl does not stop on its own, and a call after
+     yajl_max_depth_exceeded writes past the end of its 128-level state array.  */
+  yajl_gen_status status;
 };
+
+/* Every writer call goes through this: nothing more is written once one call has failed.  */
+#define GEN(j, call)                         \
+  do                                         \
+    {                                        \
+      if ((j)->status == yajl_gen_status_ok) \
+        (j)->status = (call);                \
+    }                                        \
+  while (0)
 
 struct ar_json *
 ar_json_new (const char *indent)
@@ -131,42 +145,88 @@ ar_json_text_safe (const char *text, size_t n, size_t *out_len)
   return xstrndup (text, n);
 }
 
-char *
-ar_json_finish (struct ar_json *j, size_t *len)
+static const char *
+gen_status_text (yajl_gen_status st)
+{
+  switch (st)
+    {
+    case yajl_max_depth_exceeded:
+      return "nested deeper than 128 levels";
+    case yajl_gen_keys_must_be_strings:
+      return "a key that is not a string";
+    case yajl_gen_generation_complete:
+      return "a second value after the document";
+    case yajl_gen_invalid_number:
+      return "an invalid number";
+    case yajl_gen_invalid_string:
+      return "a string that is not UTF-8";
+    default:
+      return "invalid document";
+    }
+}
+
+int
+ar_json_finish_checked (struct ar_json *j, const char *what, char **out, size_t *len,
+                        ar_error_t *err)
 {
   const unsigned char *buf = NULL;
   size_t n = 0;
-  char *out;
+  yajl_gen_status st = j->status;
 
-  yajl_gen_get_buf (j->gen, &buf, &n);
+  if (st == yajl_gen_status_ok)
+    st = yajl_gen_get_buf (j->gen, &buf, &n);
+  if (st != yajl_gen_status_ok)
+    {
+      ar_json_free (j);
+      return ar_make_error (err, 0, "%s: cannot write JSON: %s", what, gen_status_text (st));
+    }
   /* yajl's beautifier already ends a document with a newline.  */
-  out = ar_json_text_safe ((const char *) buf, n, len);
+  *out = ar_json_text_safe ((const char *) buf, n, len);
   ar_json_free (j);
+  return 0;
+}
+
+char *
+ar_json_finish (struct ar_json *j, size_t *len)
+{
+  char *out = NULL;
+
+  if (j->status != yajl_gen_status_ok)
+    {
+      /* As ar_oom: a document whose shape the code fixes was refused, a bug in agentrt, and an
+         invalid document must never be written or parsed as if it were whole.  */
+      char msg[128];
+      int n = snprintf (msg, sizeof msg, "agentrt: bug: JSON writer: %s\n",
+                        gen_status_text (j->status));
+      (void) !write (2, msg, (size_t) n);
+      abort ();
+    }
+  (void) ar_json_finish_checked (j, "", &out, len, NULL);
   return out;
 }
 
 void
 ar_json_obj_open (struct ar_json *j)
 {
-  yajl_gen_map_open (j->gen);
+  GEN (j, yajl_gen_map_open (j->gen));
 }
 
 void
 ar_json_obj_close (struct ar_json *j)
 {
-  yajl_gen_map_close (j->gen);
+  GEN (j, yajl_gen_map_close (j->gen));
 }
 
 void
 ar_json_arr_open (struct ar_json *j)
 {
-  yajl_gen_array_open (j->gen);
+  GEN (j, yajl_gen_array_open (j->gen));
 }
 
 void
 ar_json_arr_close (struct ar_json *j)
 {
-  yajl_gen_array_close (j->gen);
+  GEN (j, yajl_gen_array_close (j->gen));
 }
 
 /* yajl writes bytes as they come: a string that is not UTF-8 (a path or a comm a workload
@@ -240,17 +300,17 @@ ar_json_str (struct ar_json *j, const char *s)
 
   if (s == NULL)
     {
-      yajl_gen_null (j->gen);
+      GEN (j, yajl_gen_null (j->gen));
       return;
     }
   len = strlen (s);
   if (utf8_valid_len (s, len) == len)
     {
-      yajl_gen_string (j->gen, (const unsigned char *) s, len);
+      GEN (j, yajl_gen_string (j->gen, (const unsigned char *) s, len));
       return;
     }
   fixed = utf8_fix (s, len);
-  yajl_gen_string (j->gen, (const unsigned char *) fixed, strlen (fixed));
+  GEN (j, yajl_gen_string (j->gen, (const unsigned char *) fixed, strlen (fixed)));
   free (fixed);
 }
 
@@ -343,7 +403,7 @@ ar_json_key (struct ar_json *j, const char *key)
 void
 ar_json_int (struct ar_json *j, long long v)
 {
-  yajl_gen_integer (j->gen, v);
+  GEN (j, yajl_gen_integer (j->gen, v));
 }
 
 void
@@ -351,7 +411,7 @@ ar_json_uint (struct ar_json *j, uint64_t v)
 {
   char buf[24];
   int n = snprintf (buf, sizeof buf, "%llu", (unsigned long long) v);
-  yajl_gen_number (j->gen, buf, n);
+  GEN (j, yajl_gen_number (j->gen, buf, n));
 }
 
 /* yajl_gen_number copies its text as it is: the one way to splice in a value that is JSON
@@ -359,19 +419,19 @@ ar_json_uint (struct ar_json *j, uint64_t v)
 void
 ar_json_raw (struct ar_json *j, const char *json)
 {
-  yajl_gen_number (j->gen, json, strlen (json));
+  GEN (j, yajl_gen_number (j->gen, json, strlen (json)));
 }
 
 void
 ar_json_bool (struct ar_json *j, bool v)
 {
-  yajl_gen_bool (j->gen, v);
+  GEN (j, yajl_gen_bool (j->gen, v));
 }
 
 void
 ar_json_null (struct ar_json *j)
 {
-  yajl_gen_null (j->gen);
+  GEN (j, yajl_gen_null (j->gen));
 }
 
 void
@@ -404,38 +464,338 @@ ar_json_kbool (struct ar_json *j, const char *key, bool v)
   ar_json_bool (j, v);
 }
 
-/* Reader: struct ar_jnode is yajl's node, never dereferenced outside this file.  */
-static yajl_val
-V (const struct ar_jnode *n)
+/* Reader.  The tree is built here from yajl's event parser rather than by yajl_tree:
+   - depth: a container past AR_JSON_MAX_DEPTH stops the parse before anything deeper exists
+     (yajl_tree frees recursively, and 400,000 levels of [[[ ]]] overflowed the stack);
+   - time: yajl_tree grows every array and object by one with realloc, quadratic wherever
+     realloc moves the block (under ASan, or another allocator); here a container's items
+     gather in a vector per level that doubles and is reused, and are copied once, at its end;
+   - memory: nodes, strings and item arrays live in one arena owned by the document, freed
+     chunk by chunk, with no walk of the tree at all.  */
+struct ar_jnode
 {
-  return (yajl_val) n;
+  enum ar_jtype type;
+  bool b;     /* AR_J_BOOL */
+  size_t len; /* items of an array, members of an object */
+  union
+  {
+    const char *text;              /* AR_J_STRING, AR_J_NUMBER: NUL-terminated */
+    const struct ar_jnode **items; /* array items, object values */
+  };
+  const char **keys; /* object keys */
+};
+
+struct chunk
+{
+  struct chunk *next;
+  size_t used, size;
+  void *data[]; /* nodes, pointers and strings: pointer alignment is all they need */
+};
+
+/* A parsed document: its root node first, so the root is the document.  */
+struct jdoc
+{
+  struct ar_jnode root;
+  struct chunk *chunks;
+};
+
+#define CHUNK_SIZE (64u << 10)
+
+static void *
+arena_alloc (struct jdoc *d, size_t size)
+{
+  struct chunk *c = d->chunks;
+  size = (size + sizeof (void *) - 1) & ~(sizeof (void *) - 1);
+  if (c == NULL || c->size - c->used < size)
+    {
+      size_t want = size > CHUNK_SIZE ? size : CHUNK_SIZE;
+      c = xmalloc (sizeof *c + want);
+      c->size = want;
+      c->used = 0;
+      /* A chunk for one large block goes second, so the current one keeps its room.  */
+      if (d->chunks && size > CHUNK_SIZE)
+        {
+          c->next = d->chunks->next;
+          d->chunks->next = c;
+        }
+      else
+        {
+          c->next = d->chunks;
+          d->chunks = c;
+        }
+    }
+  c->used += size;
+  return (char *) c->data + c->used - size;
+}
+
+static const char *
+arena_str (struct jdoc *d, const unsigned char *s, size_t len)
+{
+  char *p = arena_alloc (d, len + 1);
+  memcpy (p, s, len);
+  p[len] = '\0';
+  return p;
+}
+
+/* An open container: its items so far, in a vector kept for the next one at this depth.  */
+struct level
+{
+  struct ar_jnode *node;
+  const struct ar_jnode **items;
+  const char **keys;
+  const char *key; /* the member being read */
+  size_t n, cap;
+};
+
+struct build
+{
+  struct jdoc *doc;
+  bool have_root;
+  bool too_deep;
+  int depth; /* containers open */
+  struct level at[AR_JSON_MAX_DEPTH];
+};
+
+static struct ar_jnode *
+add_node (struct build *b, enum ar_jtype type)
+{
+  struct ar_jnode *n;
+  struct level *l;
+
+  if (b->depth == 0)
+    {
+      /* yajl refuses a second top-level value itself.  */
+      n = &b->doc->root;
+      b->have_root = true;
+    }
+  else
+    {
+      l = &b->at[b->depth - 1];
+      if (l->n == l->cap)
+        {
+          l->cap = l->cap ? l->cap * 2 : 16;
+          /* Both, whatever this container is: the vectors serve the next one too.  */
+          l->items = xrealloc (l->items, l->cap * sizeof *l->items);
+          l->keys = xrealloc (l->keys, l->cap * sizeof *l->keys);
+        }
+      n = arena_alloc (b->doc, sizeof *n);
+      if (l->node->type == AR_J_OBJECT)
+        l->keys[l->n] = l->key;
+      l->items[l->n++] = n;
+    }
+  *n = (struct ar_jnode){ .type = type };
+  return n;
+}
+
+static int
+on_null (void *ctx)
+{
+  add_node (ctx, AR_J_NULL);
+  return 1;
+}
+
+static int
+on_bool (void *ctx, int v)
+{
+  add_node (ctx, AR_J_BOOL)->b = v != 0;
+  return 1;
+}
+
+static int
+on_number (void *ctx, const char *v, size_t len)
+{
+  struct build *b = ctx;
+  add_node (b, AR_J_NUMBER)->text = arena_str (b->doc, (const unsigned char *) v, len);
+  return 1;
+}
+
+static int
+on_string (void *ctx, const unsigned char *v, size_t len)
+{
+  struct build *b = ctx;
+  add_node (b, AR_J_STRING)->text = arena_str (b->doc, v, len);
+  return 1;
+}
+
+static int
+on_key (void *ctx, const unsigned char *key, size_t len)
+{
+  struct build *b = ctx;
+  b->at[b->depth - 1].key = arena_str (b->doc, key, len);
+  return 1;
+}
+
+static int
+on_open (struct build *b, enum ar_jtype type)
+{
+  struct level *l;
+
+  if (b->depth == AR_JSON_MAX_DEPTH)
+    {
+      b->too_deep = true;
+      return 0; /* yajl_status_client_canceled: the rest is not read */
+    }
+  l = &b->at[b->depth];
+  l->node = add_node (b, type);
+  l->n = 0;
+  l->key = NULL;
+  b->depth++;
+  return 1;
+}
+
+static int
+on_start_map (void *ctx)
+{
+  return on_open (ctx, AR_J_OBJECT);
+}
+
+static int
+on_start_array (void *ctx)
+{
+  return on_open (ctx, AR_J_ARRAY);
+}
+
+static int
+on_close (void *ctx)
+{
+  struct build *b = ctx;
+  struct level *l = &b->at[--b->depth];
+  struct ar_jnode *n = l->node;
+
+  n->len = l->n;
+  if (l->n == 0)
+    return 1;
+  n->items = arena_alloc (b->doc, l->n * sizeof *n->items);
+  memcpy (n->items, l->items, l->n * sizeof *n->items);
+  if (n->type == AR_J_OBJECT)
+    {
+      n->keys = arena_alloc (b->doc, l->n * sizeof *n->keys);
+      memcpy (n->keys, l->keys, l->n * sizeof *n->keys);
+    }
+  return 1;
+}
+
+static void
+doc_free (struct jdoc *d)
+{
+  while (d && d->chunks)
+    {
+      struct chunk *c = d->chunks;
+      d->chunks = c->next;
+      free (c);
+    }
+  free (d);
+}
+
+/* The first levels of the path to the container that was too deep: enough to find where the
+   nesting starts.  Keys are cut short and their controls replaced, for a one-line error.  */
+#define PATH_LEVELS 8
+#define PATH_KEY_MAX 40
+
+static char *
+deep_path (const struct build *b)
+{
+  char *path = xstrdup ("");
+
+  for (int i = 0; i < b->depth && i <= PATH_LEVELS; i++)
+    {
+      const struct level *l = &b->at[i];
+      char *next;
+
+      if (i == PATH_LEVELS)
+        next = xasprintf ("%s...", path);
+      else if (l->node->type == AR_J_ARRAY)
+        /* The container on the way down is this level's last item; the one refused was not
+           added to the deepest level.  */
+        next = xasprintf ("%s[%zu]", path, i == b->depth - 1 ? l->n : l->n - 1);
+      else
+        {
+          char key[PATH_KEY_MAX + 4];
+          size_t len = strlen (l->key ? l->key : ""), k = len > PATH_KEY_MAX ? PATH_KEY_MAX : len;
+          for (size_t j = 0; j < k; j++)
+            key[j] = (unsigned char) l->key[j] < 0x20 || l->key[j] == 0x7f ? '?' : l->key[j];
+          strcpy (key + k, len > k ? "..." : "");
+          next = xasprintf ("%s%s%s", path, i ? "." : "", key);
+        }
+      free (path);
+      path = next;
+    }
+  return path;
+}
+
+static int
+parse_error (yajl_handle h, const char *text, const char *what, ar_error_t *err)
+{
+  unsigned char *msg = yajl_get_error (h, 1, (const unsigned char *) text, strlen (text));
+  char *m = (char *) msg;
+  size_t l = strlen (m);
+  int ret;
+
+  while (l > 0 && (m[l - 1] == '\n' || m[l - 1] == ' '))
+    m[--l] = '\0';
+  for (char *p = m; *p; p++)
+    if (*p == '\n')
+      *p = ' ';
+  ret = ar_make_error (err, 0, "%s: invalid JSON: %s", what, m[0] ? m : "parse error");
+  yajl_free_error (h, msg);
+  return ret;
 }
 
 int
 ar_jparse (const char *text, const char *what, struct ar_jnode **root, ar_error_t *err)
 {
-  char msg[512] = "";
-  yajl_val tree = yajl_tree_parse (text, msg, sizeof msg);
+  static const yajl_callbacks cb = {
+    .yajl_null = on_null,
+    .yajl_boolean = on_bool,
+    .yajl_number = on_number,
+    .yajl_string = on_string,
+    .yajl_start_map = on_start_map,
+    .yajl_map_key = on_key,
+    .yajl_end_map = on_close,
+    .yajl_start_array = on_start_array,
+    .yajl_end_array = on_close,
+  };
+  struct build *b = xzalloc (sizeof *b);
+  yajl_handle h;
+  yajl_status st;
+  int ret = 0;
 
-  if (tree == NULL)
+  b->doc = xzalloc (sizeof *b->doc);
+  h = yajl_alloc (&cb, NULL, b);
+  if (h == NULL)
+    ar_oom ();
+  /* As yajl_tree_parse read it, comments included.  */
+  yajl_config (h, yajl_allow_comments, 1);
+  st = yajl_parse (h, (const unsigned char *) text, strlen (text));
+  if (st == yajl_status_ok)
+    st = yajl_complete_parse (h);
+  if (b->too_deep)
     {
-      size_t l = strlen (msg);
-      while (l > 0 && (msg[l - 1] == '\n' || msg[l - 1] == ' '))
-        msg[--l] = '\0';
-      for (char *p = msg; *p; p++)
-        if (*p == '\n')
-          *p = ' ';
-      return ar_make_error (err, 0, "%s: invalid JSON: %s", what, msg[0] ? msg : "parse error");
+      cleanup_free char *path = deep_path (b);
+      ret = ar_make_error (err, 0, "%s: %s%snested deeper than %d levels", what, path,
+                           path[0] ? ": " : "", AR_JSON_MAX_DEPTH);
     }
-  *root = (struct ar_jnode *) tree;
-  return 0;
+  else if (st != yajl_status_ok || !b->have_root)
+    ret = parse_error (h, text, what, err);
+  yajl_free (h);
+  for (int i = 0; i < AR_JSON_MAX_DEPTH; i++)
+    {
+      free (b->at[i].items);
+      free (b->at[i].keys);
+    }
+  if (ret < 0)
+    doc_free (b->doc);
+  else
+    *root = &b->doc->root;
+  free (b);
+  return ret;
 }
 
 void
 ar_jfree (struct ar_jnode *root)
 {
-  if (root)
-    yajl_tree_free (V (root));
+  /* The root is the document's first member.  */
+  doc_free ((struct jdoc *) root);
 }
 
 void
@@ -447,25 +807,7 @@ ar_jfreep (void *p)
 enum ar_jtype
 ar_jtype (const struct ar_jnode *n)
 {
-  yajl_val v = V (n);
-  if (v == NULL)
-    return AR_J_NULL;
-  switch (v->type)
-    {
-    case yajl_t_string:
-      return AR_J_STRING;
-    case yajl_t_number:
-      return AR_J_NUMBER;
-    case yajl_t_object:
-      return AR_J_OBJECT;
-    case yajl_t_array:
-      return AR_J_ARRAY;
-    case yajl_t_true:
-    case yajl_t_false:
-      return AR_J_BOOL;
-    default:
-      return AR_J_NULL;
-    }
+  return n ? n->type : AR_J_NULL;
 }
 
 const char *
@@ -481,68 +823,51 @@ ar_jtype_name (enum ar_jtype t)
 const struct ar_jnode *
 ar_jget (const struct ar_jnode *obj, const char *key)
 {
-  yajl_val v = V (obj);
-  if (v == NULL || v->type != yajl_t_object)
+  if (obj == NULL || obj->type != AR_J_OBJECT)
     return NULL;
   /* The last duplicate wins, as in Go's encoding/json that runc uses.  */
-  for (size_t i = v->u.object.len; i-- > 0;)
-    if (strcmp (v->u.object.keys[i], key) == 0)
-      return (const struct ar_jnode *) v->u.object.values[i];
+  for (size_t i = obj->len; i-- > 0;)
+    if (strcmp (obj->keys[i], key) == 0)
+      return obj->items[i];
   return NULL;
 }
 
 size_t
 ar_jlen (const struct ar_jnode *n)
 {
-  yajl_val v = V (n);
-  if (v == NULL)
-    return 0;
-  if (v->type == yajl_t_object)
-    return v->u.object.len;
-  if (v->type == yajl_t_array)
-    return v->u.array.len;
-  return 0;
+  return n && (n->type == AR_J_OBJECT || n->type == AR_J_ARRAY) ? n->len : 0;
 }
 
 const char *
 ar_jkey_at (const struct ar_jnode *obj, size_t i)
 {
-  yajl_val v = V (obj);
-  if (v == NULL || v->type != yajl_t_object || i >= v->u.object.len)
+  if (obj == NULL || obj->type != AR_J_OBJECT || i >= obj->len)
     return NULL;
-  return v->u.object.keys[i];
+  return obj->keys[i];
 }
 
 const struct ar_jnode *
 ar_jat (const struct ar_jnode *n, size_t i)
 {
-  yajl_val v = V (n);
-  if (v == NULL)
+  if (n == NULL || (n->type != AR_J_OBJECT && n->type != AR_J_ARRAY) || i >= n->len)
     return NULL;
-  if (v->type == yajl_t_object && i < v->u.object.len)
-    return (const struct ar_jnode *) v->u.object.values[i];
-  if (v->type == yajl_t_array && i < v->u.array.len)
-    return (const struct ar_jnode *) v->u.array.values[i];
-  return NULL;
+  return n->items[i];
 }
 
 const char *
 ar_jstr (const struct ar_jnode *n)
 {
-  yajl_val v = V (n);
-  return v && v->type == yajl_t_string ? v->u.string : NULL;
+  return n && n->type == AR_J_STRING ? n->text : NULL;
 }
 
 bool
 ar_jbool (const struct ar_jnode *n)
 {
-  yajl_val v = V (n);
-  return v && v->type == yajl_t_true;
+  return n && n->type == AR_J_BOOL && n->b;
 }
 
 const char *
 ar_jnum_text (const struct ar_jnode *n)
 {
-  yajl_val v = V (n);
-  return v && v->type == yajl_t_number ? v->u.number.r : NULL;
+  return n && n->type == AR_J_NUMBER ? n->text : NULL;
 }

@@ -9,18 +9,27 @@
 
 #include "agentrt/error.h"
 
-/* Writer.  Calls cannot fail (OOM aborts); keys and values must alternate inside objects.  */
+/* Writer.  Keys and values must alternate inside objects (OOM aborts).  A call that yajl refuses
+(nesting past its 128 levels, a value where a key belongs, a second document) is kept: nothing
+more is written, and finishing reports it.  */
 struct ar_json;
 /* indent NULL: compact, one line; otherwise pretty-printed with that indent ("\t", "  ").  */
 struct ar_json *ar_json_new (const char *indent);
 void ar_json_free (struct ar_json *j);
 void ar_json_freep (void *p);
 #define cleanup_json __attribute__ ((cleanup (ar_json_freep)))
-/* Takes the text out (caller frees; pretty text ends with '\n') and frees the writer.  Besides
-   the C0 controls, which JSON escapes, the characters that drive or deceive a terminal (C1
-   controls, bidi controls, line and paragraph separators) are written as \uXXXX, so that JSON
-   lines a workload's strings went into are safe to print (`cat audit.jsonl`).  */
+/* Takes the text out (caller frees; pretty text ends with '\n') and frees the writer.  A writer
+   whose shape comes from its input (profile.c copies a whole config.json) must use the checked
+   form, which fails with "WHAT: cannot write JSON: …" if a call was refused.  The plain form is
+   for documents whose shape the code fixes (state, features, logs, audit records): a refused
+   call there is a bug in agentrt, and it aborts, as on OOM, rather than return an invalid
+   document.  Besides the C0 controls, which JSON escapes, the characters that drive or
+   deceive a terminal (C1 controls, bidi controls, line and paragraph separators) are written as
+   \uXXXX, so that JSON lines a workload's strings went into are safe to print (`cat
+   audit.jsonl`).  */
 char *ar_json_finish (struct ar_json *j, size_t *len);
+int ar_json_finish_checked (struct ar_json *j, const char *what, char **out, size_t *len,
+                            ar_error_t *err);
 /* The same for JSON text from elsewhere (a line of a file): a copy with those characters
    escaped; the text means what it meant.  */
 char *ar_json_text_safe (const char *text, size_t n, size_t *out_len);
@@ -49,7 +58,8 @@ void ar_json_kstr (struct ar_json *j, const char *key, const char *s);
 void ar_json_kint (struct ar_json *j, const char *key, long long v);
 void ar_json_kbool (struct ar_json *j, const char *key, bool v);
 
-/* Reader.  A parsed document is a tree of nodes owned by its root.  */
+/* Reader.  A parsed document is a tree of nodes owned by its root, built in time and memory
+   linear in the text (json.c says how).  */
 enum ar_jtype
 {
   AR_J_NULL,
@@ -60,7 +70,12 @@ enum ar_jtype
   AR_J_OBJECT,
 };
 struct ar_jnode;
-/* `what` names the document in errors: "config.json: parse error: …".  */
+/* Documents nest at most this deep: real configs nest less than 10 levels, and this leaves room
+   below the writer's 128 for a copy with edits (profile.c).  Deeper text is refused as it is
+   read, before anything deeper is built.  */
+#define AR_JSON_MAX_DEPTH 64
+/* `what` names the document in errors: "config.json: invalid JSON: …", "config.json:
+   a.b[0]: nested deeper than 64 levels".  */
 int ar_jparse (const char *text, const char *what, struct ar_jnode **root, ar_error_t *err);
 void ar_jfree (struct ar_jnode *root);
 void ar_jfreep (void *p);

@@ -42,7 +42,7 @@ ar_read_fd (int fd, const char *what, size_t max, char **out, size_t *len, ar_er
         break;
       used += r;
       if (used > max)
-        return ar_make_error (err, EFBIG, "read `%s`", what);
+        return ar_make_error (err, 0, "%s: larger than %zu bytes", what, max);
     }
   buf[used] = '\0';
   if (len)
@@ -52,11 +52,26 @@ ar_read_fd (int fd, const char *what, size_t max, char **out, size_t *len, ar_er
 }
 
 int
+ar_check_regular (int fd, const char *what, ar_error_t *err)
+{
+  struct stat st;
+
+  if (fstat (fd, &st) < 0)
+    return ar_make_error (err, errno, "stat `%s`", what);
+  if (!S_ISREG (st.st_mode))
+    return ar_make_error (err, 0, "`%s` is not a regular file", what);
+  return 0;
+}
+
+int
 ar_read_file (const char *path, size_t max, char **out, size_t *len, ar_error_t *err)
 {
-  cleanup_close int fd = open (path, O_RDONLY | O_CLOEXEC);
+  cleanup_close int fd = open (path, AR_O_READ_FILE);
+
   if (fd < 0)
     return ar_make_error (err, errno, "open `%s`", path);
+  if (ar_check_regular (fd, path, err) < 0)
+    return -1;
   return ar_read_fd (fd, path, max, out, len, err);
 }
 

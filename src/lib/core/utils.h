@@ -4,14 +4,24 @@
 #define AGENTRT_UTILS_H
 
 #include <stdbool.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <sys/types.h>
 
 #include "agentrt/error.h"
 #include "alloc.h"
 
-/* Read a whole file (at most `max` bytes; 0 means 16 MiB) into a NUL-terminated buffer.  */
+/* Flags to open a file that is then read whole: O_NONBLOCK, so that a FIFO with no writer
+   does not block the open (reading a regular file ignores the flag); O_NOCTTY, so that a
+   terminal named there never becomes ours.  */
+#define AR_O_READ_FILE (O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+/* A file named where the runtime reads a document must be a regular file: a FIFO, a device or a
+   socket would block it or feed it without end.  */
+int ar_check_regular (int fd, const char *what, ar_error_t *err);
+/* Read a whole regular file (opened with AR_O_READ_FILE; at most `max` bytes, 0 means 16 MiB)
+   into a NUL-terminated buffer.  */
 int ar_read_file (const char *path, size_t max, char **out, size_t *len, ar_error_t *err);
+/* The same from an open fd of any kind (a pipe on stdin).  */
 int ar_read_fd (int fd, const char *what, size_t max, char **out, size_t *len, ar_error_t *err);
 /* Write all of buf, retrying short writes and EINTR.  */
 int ar_write_all (int fd, const char *buf, size_t len, const char *what, ar_error_t *err);

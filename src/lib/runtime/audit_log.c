@@ -30,11 +30,13 @@ open_log (const struct ar_globals *g, const char *id, struct state **st, int *fd
   if (s->platform == NULL || (strcmp (s->platform, "none") == 0 && s->sv_pid <= 0))
     return ar_make_error (err, 0, "container `%s` has no supervisor (platform none): no audit log",
                           id);
-  *fd = s->audit_log ? open (s->audit_log, O_RDONLY | O_CLOEXEC)
-                     : openat (dirfd, "audit.jsonl", O_RDONLY | O_CLOEXEC);
+  *fd = s->audit_log ? open (s->audit_log, AR_O_READ_FILE)
+                     : openat (dirfd, "audit.jsonl", AR_O_READ_FILE);
   /* The supervisor creates it when it starts; none yet is an empty log.  */
   if (*fd < 0 && errno != ENOENT)
     return ar_make_error (err, errno, "container `%s`: open its audit log", id);
+  if (*fd >= 0 && ar_check_regular (*fd, s->audit_log ? s->audit_log : "audit.jsonl", err) < 0)
+    return ar_error_wrap (err, "container `%s`: its audit log", id);
   return 0;
 }
 
@@ -87,7 +89,11 @@ ar_container_audit (const struct ar_globals *g, const char *id, bool follow, ar_
         break;
       (void) poll (NULL, 0, FOLLOW_POLL_MS);
       if (fd < 0)
-        fd = s->audit_log ? open (s->audit_log, O_RDONLY | O_CLOEXEC) : -1;
+        {
+          fd = s->audit_log ? open (s->audit_log, AR_O_READ_FILE) : -1;
+          if (fd >= 0 && ar_check_regular (fd, s->audit_log, err) < 0)
+            return ar_error_wrap (err, "container `%s`: its audit log", id);
+        }
     }
   /* Whatever the supervisor wrote last, before it exited.  */
   if (fd >= 0 && drain (fd, &buf, &len, fn, data, err) < 0)

@@ -170,7 +170,9 @@ annotate_alerts (int dirfd, struct state *s)
   /* With --platform none only a deadline keeper counts any.  */
   if (s->platform == NULL || (strcmp (s->platform, "none") == 0 && s->sv_pid <= 0))
     return;
-  fd = openat (dirfd, SUPERVISOR_ALERTS_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  /* O_NONBLOCK: the files the supervisor leaves here are regular; anything else must not
+     block `state` or `list`.  */
+  fd = openat (dirfd, SUPERVISOR_ALERTS_FILE, AR_O_READ_FILE | O_NOFOLLOW);
   if (fd >= 0 && (n = read (fd, buf, sizeof buf - 1)) > 0)
     {
       buf[n] = '\0';
@@ -202,8 +204,7 @@ annotate (struct state *s, const char *key, char *value)
 static void
 annotate_stop_reason (int dirfd, struct state *s)
 {
-  cleanup_close int fd
-      = openat (dirfd, SUPERVISOR_STOP_REASON_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  cleanup_close int fd = openat (dirfd, SUPERVISOR_STOP_REASON_FILE, AR_O_READ_FILE | O_NOFOLLOW);
   char buf[64];
   ssize_t n;
 
@@ -428,12 +429,13 @@ ar_version_text (void)
 int
 container_load_config (int dirfd, struct spec **out, ar_error_t *err)
 {
-  cleanup_close int fd = openat (dirfd, CONFIG_COPY, O_RDONLY | O_CLOEXEC);
+  cleanup_close int fd = openat (dirfd, CONFIG_COPY, AR_O_READ_FILE | O_NOFOLLOW);
   cleanup_free char *text = NULL;
 
   if (fd < 0)
     return ar_make_error (err, errno, "open the container's config");
-  if (ar_read_fd (fd, CONFIG_COPY, 0, &text, NULL, err) < 0)
+  if (ar_check_regular (fd, CONFIG_COPY, err) < 0
+      || ar_read_fd (fd, CONFIG_COPY, SPEC_MAX_SIZE, &text, NULL, err) < 0)
     return -1;
   return spec_parse (text, "config.json", out, err);
 }

@@ -150,7 +150,7 @@ load_process_file (const struct ar_exec_opts *o, struct spec_process **out, ar_e
         return ar_make_error (err, 0, "exec: a command or --process is required");
       return 0;
     }
-  if (ar_read_file (o->process_file, 0, &text, NULL, err) < 0)
+  if (ar_read_file (o->process_file, SPEC_MAX_SIZE, &text, NULL, err) < 0)
     return -1;
   return spec_parse_process (text, o->process_file, out, err);
 }

@@ -47,6 +47,7 @@ static const struct annotation_key keys[] = {
     "under the agent profile lets the workload write into the bundle", NULL, true, false },
   { "io.agentrt.net.allow", true, NULL, "names an address of this host", "--net-allow", false,
     false },
+  { "io.agentrt.net.allow.containers", false, NULL, NULL, NULL, false, false },
   { "io.agentrt.platform", true, platform_none, "turns the supervisor off", "--platform none", true,
     false },
   { "io.agentrt.policy.ptrace", true, ptrace_allow, "lets the workload trace its processes", NULL,

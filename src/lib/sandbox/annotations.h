@@ -16,6 +16,9 @@
      io.agentrt.ephemeral       false, under the agent profile      true; false without it
      io.agentrt.net.allow       an address of the host itself       any other endpoint
                                 (sandbox.c, after names resolve)
+     io.agentrt.net.allow.containers                                every value (which of a
+                                                                    pod's containers the list
+                                                                    isolates: sandbox.c)
      io.agentrt.uname.release, timeout, disk, canary, profile       every value
      io.agentrt.audit.alerts, io.agentrt.stop.reason               written by agentrt: refused  */
 #ifndef AGENTRT_ANNOTATIONS_H

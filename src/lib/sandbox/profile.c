@@ -11,6 +11,9 @@
 #include "sandbox/profile.h"
 #include "utils.h"
 
+/* Larger input is copied compact.  */
+#define PRETTY_MAX (1u << 20)
+
 struct edit
 {
   char *path;
@@ -95,6 +98,16 @@ copy_node (struct ar_json *j, const struct ar_jnode *n)
       ar_json_obj_close (j);
       break;
     }
+}
+
+/* A value made here, to be spliced into the copy: NULL if the writer refused a call (the
+   document's own nesting is capped by the parser, so this is not expected, but an invalid
+   piece must never reach the copy).  */
+static char *
+finish_piece (struct ar_json *j, const char *what, ar_error_t *err)
+{
+  char *out = NULL;
+  return ar_json_finish_checked (j, what, &out, NULL, err) < 0 ? NULL : out;
 }
 
 static char *
@@ -206,10 +219,13 @@ has_user_ns (const struct ar_jnode *nss)
 }
 
 /* The config's namespaces, the network one made new (loopback only: a joined one is the host's
-   or a pod's network) and, unless there is one, a new user namespace; pid, ipc, uts, mount and
-   cgroup are added when absent.  */
+   or a pod's network) unless a joined one is kept (profile_edits), a joined IPC one too (a pod's:
+   the sandbox shares no System V or POSIX IPC objects with the pod's other containers, and that
+   namespace belongs to another user namespace, where the container's root may not mount its
+   mqueue) and, unless there is one, a
+   new user namespace; pid, ipc, uts, mount and cgroup are added when absent.  */
 static char *
-agent_namespaces (const struct ar_jnode *nss)
+agent_namespaces (const struct ar_jnode *nss, bool keep_joined_net, ar_error_t *err)
 {
   static const char *const want[] = { "pid", "network", "ipc", "uts", "mount", "cgroup", "user" };
   struct ar_json *j = ar_json_new (NULL);
@@ -220,7 +236,10 @@ agent_namespaces (const struct ar_jnode *nss)
     {
       const struct ar_jnode *ns = ar_jat (nss, i);
       const char *t = ns_type (ns);
-      if (t && strcmp (t, "network") == 0)
+      bool joined = ar_jtype (ns) == AR_J_OBJECT && ar_jget (ns, "path") != NULL;
+      if (t && strcmp (t, "network") == 0 && !(keep_joined_net && joined))
+        continue;
+      if (t && joined && strcmp (t, "ipc") == 0)
         continue;
       for (size_t k = 0; t && k < ARRAY_SIZE (want); k++)
         seen[k] |= strcmp (t, want[k]) == 0;
@@ -234,7 +253,7 @@ agent_namespaces (const struct ar_jnode *nss)
         ar_json_obj_close (j);
       }
   ar_json_arr_close (j);
-  return ar_json_finish (j, NULL);
+  return finish_piece (j, "config.json: linux.namespaces", err);
 }
 
 static char *
@@ -246,7 +265,8 @@ id_mapping (void)
 
 /* The config's paths and `add`, without duplicates.  */
 static char *
-path_union (const struct ar_jnode *have, const char *const *add, size_t n)
+path_union (const struct ar_jnode *have, const char *const *add, size_t n, const char *what,
+            ar_error_t *err)
 {
   struct ar_json *j = ar_json_new (NULL);
   size_t m = have && ar_jtype (have) == AR_J_ARRAY ? ar_jlen (have) : 0;
@@ -263,13 +283,13 @@ path_union (const struct ar_jnode *have, const char *const *add, size_t n)
         ar_json_str (j, add[k]);
     }
   ar_json_arr_close (j);
-  return ar_json_finish (j, NULL);
+  return finish_piece (j, what, err);
 }
 
 /* The mounts without cgroup filesystems: a user namespace cannot mount cgroup v1, and the
    container has no business with the host's hierarchy.  */
 static char *
-agent_mounts (const struct ar_jnode *mounts)
+agent_mounts (const struct ar_jnode *mounts, ar_error_t *err)
 {
   struct ar_json *j = ar_json_new (NULL);
 
@@ -284,11 +304,21 @@ agent_mounts (const struct ar_jnode *mounts)
       copy_node (j, m);
     }
   ar_json_arr_close (j);
-  return ar_json_finish (j, NULL);
+  return finish_piece (j, "config.json: mounts", err);
 }
 
-static void
-agent_edits (struct edits *e, const struct ar_jnode *root)
+/* An edit whose value is a piece made above; fails if it could not be made.  */
+static int
+add_piece (struct edits *e, const char *path, char *raw)
+{
+  if (raw == NULL)
+    return -1;
+  edits_add (e, path, raw);
+  return 0;
+}
+
+static int
+agent_edits (struct edits *e, const struct ar_jnode *root, bool keep_joined_net, ar_error_t *err)
 {
   static const char *const masked[] = { "/proc/acpi",
                                         "/proc/asound",
@@ -317,12 +347,17 @@ agent_edits (struct edits *e, const struct ar_jnode *root)
       edits_add (e, "linux/uidMappings", id_mapping ());
       edits_add (e, "linux/gidMappings", id_mapping ());
     }
-  edits_add (e, "linux/namespaces", agent_namespaces (nss));
-  edits_add (e, "mounts", agent_mounts (at (root, "mounts")));
-  edits_add (e, "linux/maskedPaths",
-             path_union (at (root, "linux/maskedPaths"), masked, ARRAY_SIZE (masked)));
-  edits_add (e, "linux/readonlyPaths",
-             path_union (at (root, "linux/readonlyPaths"), readonly, ARRAY_SIZE (readonly)));
+  if (add_piece (e, "linux/namespaces", agent_namespaces (nss, keep_joined_net, err)) < 0
+      || add_piece (e, "mounts", agent_mounts (at (root, "mounts"), err)) < 0
+      || add_piece (e, "linux/maskedPaths",
+                    path_union (at (root, "linux/maskedPaths"), masked, ARRAY_SIZE (masked),
+                                "config.json: linux.maskedPaths", err))
+             < 0
+      || add_piece (e, "linux/readonlyPaths",
+                    path_union (at (root, "linux/readonlyPaths"), readonly, ARRAY_SIZE (readonly),
+                                "config.json: linux.readonlyPaths", err))
+             < 0)
+    return -1;
   set_default (e, root, "linux/resources/memory/limit", xstrdup ("536870912"));
   if (at (root, "linux/resources/cpu/quota") == NULL)
     {
@@ -336,6 +371,7 @@ agent_edits (struct edits *e, const struct ar_jnode *root)
      so a full disk must be ENOSPC, not an OOM kill (--disk and the annotation still win).  */
   set_default (e, root, "annotations/io.agentrt.disk", xstrdup ("\"256m\""));
   set_default (e, root, "annotations/io.agentrt.timeout", xstrdup ("\"10m\""));
+  return 0;
 }
 
 bool
@@ -350,6 +386,7 @@ profile_apply (const char *text, const struct profile_edits *pe, char **out, ar_
   cleanup_jnode struct ar_jnode *root = NULL;
   struct edits e = { NULL, 0 };
   struct ar_json *j;
+  int ret = -1;
 
   if (ar_jparse (text, "config.json", &root, err) < 0)
     return -1;
@@ -365,11 +402,14 @@ profile_apply (const char *text, const struct profile_edits *pe, char **out, ar_
     }
   if (pe->pids.set)
     edits_add (&e, "linux/resources/pids/limit", xasprintf ("%lld", (long long) pe->pids.v));
-  if (pe->agent)
-    agent_edits (&e, root);
-  j = ar_json_new ("  ");
-  emit_object (j, root, "", &e);
-  *out = ar_json_finish (j, NULL);
+  if (!pe->agent || agent_edits (&e, root, pe->keep_joined_net, err) == 0)
+    {
+      /* Pretty for people (spec --agent, the state directory's copy), but not a large
+         config: its indentation alone could take the copy past SPEC_MAX_SIZE.  */
+      j = ar_json_new (strlen (text) < PRETTY_MAX ? "  " : NULL);
+      emit_object (j, root, "", &e);
+      ret = ar_json_finish_checked (j, "config.json", out, NULL, err);
+    }
   edits_release (&e);
-  return 0;
+  return ret;
 }

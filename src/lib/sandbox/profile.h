@@ -17,6 +17,9 @@
 struct profile_edits
 {
   bool agent;
+  /* The agent profile keeps a network namespace config.json joins: a pod's sandbox's (it holds
+     the pod's network for the others), or where the egress broker connects from (egress.h).  */
+  bool keep_joined_net;
   struct spec_i64 memory;    /* bytes: linux.resources.memory.limit */
   struct spec_i64 cpu_quota; /* µs per 100000 µs period */
   struct spec_i64 pids;      /* linux.resources.pids.limit */
@@ -25,9 +28,11 @@ struct profile_edits
 /* Does `e` change anything?  */
 bool profile_edits_any (const struct profile_edits *e);
 
-/* `text` (a config.json) with the edits applied, pretty-printed (caller frees *out).  The
+/* `text` (a config.json) with the edits applied, pretty-printed unless it is larger than 1 MiB
+   (caller frees *out).  The
    agent profile: a new user namespace mapping root to PROFILE_AGENT_HOST_ID (unless the config
-   has one with mappings), a new network namespace (loopback only), every capability dropped,
+   has one with mappings), a new network namespace (loopback only; a joined one is kept with
+   keep_joined_net), every capability dropped,
    noNewPrivileges, a writable root (over the ephemeral upper layer), cgroup mounts dropped (not
    mountable from a user namespace), the usual masked and read-only /proc paths, memory 512m, 1 cpu,
    256 pids unless set, and the annotations io.agentrt.ephemeral=true, io.agentrt.timeout=10m and

@@ -140,19 +140,25 @@ resolve_ptrace (const char *v, bool *out, ar_error_t *err)
   return 0;
 }
 
-/* The broker connects from the caller's network namespace, the host's: an allowlisted address
-   of the host itself (its loopback, a link-local one such as a cloud's metadata service, one of
-   its interfaces) reaches services the container's own network never could.  The operator may
-   name one (--net-allow, or pod_annotations); config.json may not.  */
+/* The broker connects from the caller's network namespace, the host's, or from a pod's
+   (egress.h): an allowlisted address of the host itself (its loopback, a link-local one such as
+   a cloud's metadata service, one of its interfaces) reaches services the container's own
+   network never could.  Under an engine the caller's namespace is the node's, and a pod's
+   traffic to its node is outside NetworkPolicy (Kubernetes lets it through whatever the
+   policy says), so the node's addresses stay refused when the broker connects from the pod's
+   namespace too; the loopback there is the pod's own (its other containers'), which the
+   container would reach without the allowlist.  The operator may name any (--net-allow, or
+   pod_annotations); config.json may not.  */
 static int
-check_host_local (const struct egress_list *l, const struct operator_conf *op, ar_error_t *err)
+check_host_local (const struct egress_list *l, bool pod, const struct operator_conf *op,
+                  ar_error_t *err)
 {
   char text[EGRESS_RULE_TEXT];
   ssize_t i;
 
   if (operator_pod_may (op, "io.agentrt.net.allow"))
     return 0;
-  i = egress_host_local (l);
+  i = egress_host_local (l, pod);
   if (i == -2)
     return ar_make_error (err, errno,
                           "annotation io.agentrt.net.allow: list this host's addresses");
@@ -160,29 +166,146 @@ check_host_local (const struct egress_list *l, const struct operator_conf *op, a
     return 0;
   egress_rule_text (&l->rules[i], text, sizeof text);
   return ar_make_error (err, 0,
-                        "annotation io.agentrt.net.allow: %s is an address of this host (loopback, "
-                        "link-local or one of its interfaces), which the broker would reach from "
-                        "the host's network: that is the operator's to allow (--net-allow, or "
+                        "annotation io.agentrt.net.allow: %s is an address of this host (%s"
+                        "link-local or one of its interfaces), which the broker would reach "
+                        "from %s: that is the operator's to allow (--net-allow, or "
                         "pod_annotations = io.agentrt.net.allow in agentrt.conf), not "
                         "config.json's",
-                        text);
+                        text, pod ? "" : "loopback, ",
+                        pod ? "the pod's network" : "the host's network");
+}
+
+/* Which containers of a pod the annotation isolates (containerd's CRI marks each config.json
+   with its kind and name, and copies the pod's annotations into all of them): never the pod's
+   sandbox (the pause container), which holds the pod's network for the others; with
+   io.agentrt.net.allow.containers only those named; else every other one.  */
+static int
+pod_selects (const struct spec_map *a, bool *out, ar_error_t *err)
+{
+  const char *type = sandbox_annotation (a, SANDBOX_CRI_TYPE);
+  const char *names = sandbox_annotation (a, "io.agentrt.net.allow.containers");
+  const char *name = sandbox_annotation (a, SANDBOX_CRI_NAME);
+  cleanup_free char *copy = NULL;
+  char *save = NULL;
+
+  *out = !(type && strcmp (type, "sandbox") == 0);
+  if (names == NULL || !*out)
+    return 0;
+  if (name == NULL)
+    return ar_make_error (err, EINVAL,
+                          "annotation io.agentrt.net.allow.containers: this container has no "
+                          "name (%s, which containerd's CRI sets)",
+                          SANDBOX_CRI_NAME);
+  copy = xstrdup (names);
+  *out = false;
+  for (char *n = strtok_r (copy, ",", &save); n && !*out; n = strtok_r (NULL, ",", &save))
+    *out = strcmp (n, name) == 0;
+  return 0;
+}
+
+/* A container name as Kubernetes has them (an RFC 1123 label).  */
+static bool
+valid_container_name (const char *n, size_t len)
+{
+  if (len == 0 || len > 63 || n[0] == '-' || n[len - 1] == '-')
+    return false;
+  for (size_t i = 0; i < len; i++)
+    if (!(islower ((unsigned char) n[i]) || isdigit ((unsigned char) n[i]) || n[i] == '-'))
+      return false;
+  return true;
 }
 
 static int
-resolve_net_allow (const char *flag, const char *annotation, const struct operator_conf *op,
-                   struct sandbox *out, ar_error_t *err)
+check_container_names (const char *v, bool with_list, ar_error_t *err)
 {
-  out->egress_from = flag ? "--net-allow" : "annotation io.agentrt.net.allow";
-  out->egress = xzalloc (sizeof *out->egress);
-  if (egress_parse (flag ? flag : annotation, out->egress_from, out->egress, err) < 0
-      || (flag == NULL && check_host_local (out->egress, op, err) < 0))
+  const char *p = v;
+
+  if (!with_list)
+    return ar_make_error (err, EINVAL,
+                          "annotation io.agentrt.net.allow.containers: without "
+                          "io.agentrt.net.allow there is nothing to apply to them");
+  for (;;)
     {
-      egress_release (out->egress);
+      const char *comma = strchr (p, ',');
+      size_t len = comma ? (size_t) (comma - p) : strlen (p);
+      if (!valid_container_name (p, len))
+        return ar_make_error (err, EINVAL,
+                              "annotation io.agentrt.net.allow.containers: `%s`: a comma list "
+                              "of container names (lower-case letters, digits and `-`)",
+                              v);
+      if (comma == NULL)
+        return 0;
+      p = comma + 1;
+    }
+}
+
+static int
+resolve_net_allow (const char *flag, const struct spec_map *a, struct sandbox *out, ar_error_t *err)
+{
+  const char *annotation = sandbox_annotation (a, "io.agentrt.net.allow");
+  const char *names = sandbox_annotation (a, "io.agentrt.net.allow.containers");
+  bool selected = true;
+
+  if (names && check_container_names (names, flag || annotation, err) < 0)
+    return -1;
+  if (flag == NULL && annotation == NULL)
+    return 0;
+  /* The flag is the operator's, for this container whatever config.json says it is.  */
+  if (flag == NULL && pod_selects (a, &selected, err) < 0)
+    return -1;
+  out->egress_from = flag ? "--net-allow" : "annotation io.agentrt.net.allow";
+  out->egress_annotation = flag == NULL;
+  out->egress = xzalloc (sizeof *out->egress);
+  if (egress_parse (flag ? flag : annotation, out->egress_from, out->egress, err) < 0)
+    {
       free (out->egress);
       out->egress = NULL;
       return -1;
     }
+  /* Checked, so that a bad value fails the pod's sandbox too, but not applied.  */
+  if (!selected)
+    {
+      egress_release (out->egress);
+      free (out->egress);
+      out->egress = NULL;
+    }
   return 0;
+}
+
+/* Under the agent profile, a network namespace config.json joins stays when it is a pod's
+   sandbox's (the pod's network, which its other containers join) or when the broker is to
+   connect from it; otherwise the profile means no network.  */
+static int
+keeps_joined_net (const struct spec_map *a, const struct sandbox_flags *f, bool *out,
+                  ar_error_t *err)
+{
+  const char *type = sandbox_annotation (a, SANDBOX_CRI_TYPE);
+
+  *out = true;
+  if ((type && strcmp (type, "sandbox") == 0) || f->net_allow)
+    return 0;
+  if (sandbox_annotation (a, "io.agentrt.net.allow"))
+    return pod_selects (a, out, err);
+  *out = false;
+  return 0;
+}
+
+int
+sandbox_prepare_egress (struct sandbox *sb, struct spec *s, const char *bundle,
+                        const struct operator_conf *op, struct egress_netns *ns, ar_error_t *err)
+{
+  struct egress_resolver r = { -1, NULL, NULL };
+  int ret;
+
+  if (egress_prepare_spec (s, sb->egress_from, ns, err) < 0)
+    return -1;
+  if (ns->pod)
+    egress_pod_resolver (s, bundle, ns->fd, &r);
+  ret = egress_resolve (sb->egress, ns->pod ? &r : NULL, sb->egress_from, err);
+  egress_resolver_release (&r);
+  if (ret < 0)
+    return -1;
+  return sb->egress_annotation ? check_host_local (sb->egress, ns->pod, op, err) : 0;
 }
 
 int
@@ -359,6 +482,8 @@ sandbox_edits (const struct spec_map *a, const struct sandbox_flags *f, struct p
     return ar_make_error (err, EINVAL, "annotation io.agentrt.profile: `%s`: only `agent`",
                           profile);
   out->agent = f->agent || (profile && strcmp (profile, "agent") == 0);
+  if (out->agent && keeps_joined_net (a, f, &out->keep_joined_net, err) < 0)
+    return -1;
   /* A container smaller than this cannot even exec a shell; runc's engines refuse 6m.  */
   if (f->memory)
     {
@@ -542,7 +667,6 @@ sandbox_resolve (const struct spec_map *a, const struct sandbox_flags *f, struct
   const char *platform = sandbox_annotation (a, "io.agentrt.platform");
   const char *release = sandbox_annotation (a, "io.agentrt.uname.release");
   const char *ptrace = sandbox_annotation (a, "io.agentrt.policy.ptrace");
-  const char *net_allow = sandbox_annotation (a, "io.agentrt.net.allow");
 
   memset (out, 0, sizeof *out);
   /* exec resolves the stored annotations too, against agentrt.conf as it is now.  */
@@ -571,8 +695,7 @@ sandbox_resolve (const struct spec_map *a, const struct sandbox_flags *f, struct
     return -1;
   if (ptrace && resolve_ptrace (ptrace, &out->popts.allow_ptrace, err) < 0)
     return -1;
-  if (!f->policy_only && (f->net_allow || net_allow)
-      && resolve_net_allow (f->net_allow, net_allow, f->op, out, err) < 0)
+  if (!f->policy_only && resolve_net_allow (f->net_allow, a, out, err) < 0)
     return -1;
   if (check_ptrace_platform (out, err) < 0)
     return -1;

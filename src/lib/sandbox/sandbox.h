@@ -13,6 +13,8 @@
      io.agentrt.policy.ptrace   -              allow | deny (default): ptrace for debugging
      io.agentrt.net.allow       --net-allow    TCP endpoints the egress broker connects to
                                                (egress.h); implies a loopback-only netns
+     io.agentrt.net.allow.containers  -        in a pod, the containers the annotation
+                                               isolates (default: all but the sandbox)
      io.agentrt.timeout         --timeout      wall clock from create: 500ms, 90s, 5m, 1h
      io.agentrt.ephemeral       --ephemeral    true: overlay on the rootfs, upper on a tmpfs
      io.agentrt.disk            --disk         size of that tmpfs (64m, 1g); implies ephemeral
@@ -59,6 +61,7 @@ struct sandbox
   struct policy_opts popts;
   struct egress_list *egress;    /* the allowlist, or NULL: no broker */
   const char *egress_from;       /* "--net-allow" or the annotation, for errors */
+  bool egress_annotation;        /* from config.json: the host's addresses are refused */
   long long timeout_ms;          /* 0: no deadline */
   bool ephemeral;                /* the rootfs is an overlay with a private upper layer */
   unsigned long long disk_bytes; /* size of the upper layer's tmpfs; 0: tmpfs's default */
@@ -67,10 +70,22 @@ struct sandbox
   unsigned long long audit_bytes;
 };
 
+/* What containerd's CRI writes into each config.json of a pod: its kind ("sandbox" for the
+   pause container, "container") and its name in the pod.  */
+#define SANDBOX_CRI_TYPE "io.kubernetes.cri.container-type"
+#define SANDBOX_CRI_NAME "io.kubernetes.cri.container-name"
+
 /* From the annotations of config.json (or of state.json, for exec) and the flags.  */
 int sandbox_resolve (const struct spec_map *annotations, const struct sandbox_flags *f,
                      struct sandbox *out, ar_error_t *err);
 void sandbox_release (struct sandbox *sb);
+
+/* With an allowlist, at create: the container's network namespace and where the broker
+   connects from (egress_prepare_spec, *ns), the names resolved there, and, for config.json's
+   list, no address of the host (which may depend on where: a pod's loopback is its own).  */
+int sandbox_prepare_egress (struct sandbox *sb, struct spec *s, const char *bundle,
+                            const struct operator_conf *op, struct egress_netns *ns,
+                            ar_error_t *err);
 
 struct profile_edits;
 /* The edits of config.json the flags and the bundle's annotations ask for (profile.h): done

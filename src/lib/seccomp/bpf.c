@@ -26,6 +26,7 @@ seccomp_prog_from_ctx (scmp_filter_ctx ctx, const char *what, struct seccomp_pro
   cleanup_close int fd = memfd_create ("agentrt-bpf", MFD_CLOEXEC);
   cleanup_free char *buf = NULL;
   size_t len = 0;
+  off_t size;
   int ret;
 
   if (fd < 0)
@@ -33,8 +34,14 @@ seccomp_prog_from_ctx (scmp_filter_ctx ctx, const char *what, struct seccomp_pro
   ret = seccomp_export_bpf (ctx, fd);
   if (ret < 0)
     return ar_make_error (err, -ret, "%s: export the filter to BPF", what);
-  if (lseek (fd, 0, SEEK_SET) < 0)
+  /* Measured before it is read: a profile at the parser's caps can compile to more than the
+     kernel takes, which is then named, not read.  */
+  size = lseek (fd, 0, SEEK_CUR);
+  if (size < 0 || lseek (fd, 0, SEEK_SET) < 0)
     return ar_make_error (err, errno, "%s: rewind the BPF", what);
+  if ((size_t) size / sizeof (struct sock_filter) > PROG_MAX_INSNS)
+    return ar_make_error (err, E2BIG, "%s: the filter has more than %d instructions", what,
+                          PROG_MAX_INSNS);
   if (ar_read_fd (fd, what, PROG_MAX_INSNS * sizeof (struct sock_filter) + 1, &buf, &len, err) < 0)
     return -1;
   if (len == 0 || len % sizeof (struct sock_filter) != 0)

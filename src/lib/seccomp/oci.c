@@ -335,7 +335,8 @@ process_state_json (const struct spec_seccomp *s, const char *state_json, char *
   if (s->listener_metadata && *s->listener_metadata)
     ar_json_kstr (j, "metadata", s->listener_metadata);
   ar_json_obj_close (j);
-  head = ar_json_finish (j, &n);
+  if (ar_json_finish_checked (j, "the container process state", &head, &n, err) < 0)
+    return -1;
   /* The writer has no raw-value call, and re-encoding the state could only change it: the closing
      brace makes way for "state" as the caller wrote it (checked above to be an object).  */
   head[n - 1] = '\0';

@@ -581,16 +581,28 @@ opt_any_i64 (const struct jcur *obj, const char *key, struct spec_i64 *out)
 
 /* Containers: string arrays, string maps, lists of objects and sub-objects.  */
 
+/* A list or map past its cap (spec.h) is refused before anything is made of it.  */
+static int
+check_count (const struct jcur *m, size_t max)
+{
+  if (ar_jlen (m->node) > max)
+    return fail (m, "more than %zu entries", max);
+  return 0;
+}
+
 typedef int (*check_fn) (const struct jcur *v, const char *s);
 
 static int
-get_strv (const struct jcur *obj, const char *key, check_fn check, struct spec_strv *out)
+get_strv (const struct jcur *obj, const char *key, check_fn check, size_t max,
+          struct spec_strv *out)
 {
   struct jcur m;
   int r = open_kind (obj, key, false, AR_J_ARRAY, &m);
 
   if (r <= 0)
     return r;
+  if (check_count (&m, max) < 0)
+    return -1;
   out->n = ar_jlen (m.node);
   out->v = xzalloc ((out->n + 1) * sizeof *out->v);
   for (size_t i = 0; i < out->n; i++)
@@ -618,7 +630,7 @@ map_put (struct spec_map *m, const char *key, char *value)
 }
 
 static int
-get_map (const struct jcur *obj, const char *key, struct spec_map *out)
+get_map (const struct jcur *obj, const char *key, size_t max, struct spec_map *out)
 {
   struct jcur m;
   int r = open_kind (obj, key, false, AR_J_OBJECT, &m);
@@ -626,6 +638,8 @@ get_map (const struct jcur *obj, const char *key, struct spec_map *out)
 
   if (r <= 0)
     return r;
+  if (check_count (&m, max) < 0)
+    return -1;
   len = ar_jlen (m.node);
   out->items = xzalloc (len * sizeof *out->items);
   for (size_t i = 0; i < len; i++)
@@ -660,10 +674,12 @@ each_object (const struct jcur *l, void *base, elem_fn fn)
 
 /* Member KEY (an array, or an object used as a map) of objects into ARR[N], zeroed first so that
    a list that fails half-way is still freed by spec_free.  */
-#define GET_LIST(obj, key, kind, arr, n, fn)         \
+#define GET_LIST(obj, key, kind, arr, n, fn, max)    \
   ({                                                 \
     struct jcur l_;                                  \
     int r_ = open_kind (obj, key, false, kind, &l_); \
+    if (r_ > 0 && check_count (&l_, max) < 0)        \
+      r_ = -1;                                       \
     if (r_ > 0)                                      \
       {                                              \
         (n) = ar_jlen (l_.node);                     \
@@ -674,8 +690,10 @@ each_object (const struct jcur *l, void *base, elem_fn fn)
   })
 
 /* The same for a field F of struct S with its count n_F.  */
-#define GET_ARRAY(obj, key, s, f, fn) GET_LIST (obj, key, AR_J_ARRAY, (s)->f, (s)->n_##f, fn)
-#define GET_OBJMAP(obj, key, s, f, fn) GET_LIST (obj, key, AR_J_OBJECT, (s)->f, (s)->n_##f, fn)
+#define GET_ARRAY(obj, key, s, f, fn, max) \
+  GET_LIST (obj, key, AR_J_ARRAY, (s)->f, (s)->n_##f, fn, max)
+#define GET_OBJMAP(obj, key, s, f, fn, max) \
+  GET_LIST (obj, key, AR_J_OBJECT, (s)->f, (s)->n_##f, fn, max)
 
 typedef int (*section_fn) (const struct jcur *v, void *out);
 
@@ -730,13 +748,15 @@ parse_console_size (const struct jcur *v, void *out)
 }
 
 static int
-get_u32v (const struct jcur *obj, const char *key, uint32_t **out, size_t *n)
+get_u32v (const struct jcur *obj, const char *key, size_t max, uint32_t **out, size_t *n)
 {
   struct jcur m;
   int r = open_kind (obj, key, false, AR_J_ARRAY, &m);
 
   if (r <= 0)
     return r;
+  if (check_count (&m, max) < 0)
+    return -1;
   *n = ar_jlen (m.node);
   *out = xzalloc (*n * sizeof **out);
   for (size_t i = 0; i < *n; i++)
@@ -763,7 +783,8 @@ parse_user (const struct jcur *v, void *out)
   if (r < 0)
     return -1;
   u->umask = (struct spec_i64){ .set = r > 0, .v = (int64_t) umask };
-  if (get_u32v (v, "additionalGids", &u->additional_gids, &u->n_additional_gids) < 0
+  if (get_u32v (v, "additionalGids", SPEC_MAX_STRINGS, &u->additional_gids, &u->n_additional_gids)
+          < 0
       || get_str (v, "username", false, &u->username) < 0)
     return -1;
   return 0;
@@ -774,7 +795,7 @@ parse_args (const struct jcur *v, struct spec_process *p)
 {
   struct jcur args = member (v, "args");
 
-  if (get_strv (v, "args", NULL, &p->args) < 0
+  if (get_strv (v, "args", NULL, SPEC_MAX_STRINGS, &p->args) < 0
       || get_str (v, "commandLine", false, &p->command_line) < 0)
     return -1;
   if (p->args.n == 0 && p->command_line == NULL)
@@ -786,11 +807,11 @@ static int
 parse_caps (const struct jcur *v, void *out)
 {
   struct spec_caps *c = out;
-  if (get_strv (v, "bounding", check_cap, &c->bounding) < 0
-      || get_strv (v, "effective", check_cap, &c->effective) < 0
-      || get_strv (v, "inheritable", check_cap, &c->inheritable) < 0
-      || get_strv (v, "permitted", check_cap, &c->permitted) < 0
-      || get_strv (v, "ambient", check_cap, &c->ambient) < 0)
+  if (get_strv (v, "bounding", check_cap, SPEC_MAX_ITEMS, &c->bounding) < 0
+      || get_strv (v, "effective", check_cap, SPEC_MAX_ITEMS, &c->effective) < 0
+      || get_strv (v, "inheritable", check_cap, SPEC_MAX_ITEMS, &c->inheritable) < 0
+      || get_strv (v, "permitted", check_cap, SPEC_MAX_ITEMS, &c->permitted) < 0
+      || get_strv (v, "ambient", check_cap, SPEC_MAX_ITEMS, &c->ambient) < 0)
     return -1;
   return 0;
 }
@@ -822,7 +843,7 @@ parse_scheduler (const struct jcur *v, void *out)
   if (get_choice (v, "policy", true, sched_policies, "policy", &s->policy) < 0
       || get_i32 (v, "nice", INT32_MIN, INT32_MAX, &s->nice) < 0
       || get_i32 (v, "priority", INT32_MIN, INT32_MAX, &s->priority) < 0
-      || get_strv (v, "flags", check_sched_flag, &s->flags) < 0
+      || get_strv (v, "flags", check_sched_flag, SPEC_MAX_ITEMS, &s->flags) < 0
       || get_u64 (v, "runtime", false, UINT64_MAX, &s->runtime) < 0
       || get_u64 (v, "deadline", false, UINT64_MAX, &s->deadline) < 0
       || get_u64 (v, "period", false, UINT64_MAX, &s->period) < 0)
@@ -857,9 +878,10 @@ parse_process (const struct jcur *v, void *out)
   if (get_bool (v, "terminal", false, &p->terminal) < 0
       || get_section (v, "consoleSize", &p->has_console_size, parse_console_size, p) < 0
       || get_section (v, "user", NULL, parse_user, &p->user) < 0 || parse_args (v, p) < 0
-      || get_strv (v, "env", NULL, &p->env) < 0 || get_abs_path (v, "cwd", true, &p->cwd) < 0
+      || get_strv (v, "env", NULL, SPEC_MAX_STRINGS, &p->env) < 0
+      || get_abs_path (v, "cwd", true, &p->cwd) < 0
       || get_section (v, "capabilities", &p->has_capabilities, parse_caps, &p->capabilities) < 0
-      || GET_ARRAY (v, "rlimits", p, rlimits, parse_rlimit) < 0
+      || GET_ARRAY (v, "rlimits", p, rlimits, parse_rlimit, SPEC_MAX_ITEMS) < 0
       || get_bool (v, "noNewPrivileges", false, &p->no_new_privileges) < 0
       || get_str (v, "apparmorProfile", false, &p->apparmor_profile) < 0
       || opt_si64 (v, "oomScoreAdj", -1000, 1000, &p->oom_score_adj) < 0
@@ -901,9 +923,9 @@ parse_mount (const struct jcur *v, void *base, size_t i)
   struct spec_mount *m = (struct spec_mount *) base + i;
   if (get_str (v, "destination", true, &m->destination) < 0
       || get_str (v, "type", false, &m->type) < 0 || get_str (v, "source", false, &m->source) < 0
-      || get_strv (v, "options", NULL, &m->options) < 0
-      || GET_ARRAY (v, "uidMappings", m, uid_mappings, parse_id_mapping) < 0
-      || GET_ARRAY (v, "gidMappings", m, gid_mappings, parse_id_mapping) < 0)
+      || get_strv (v, "options", NULL, SPEC_MAX_ITEMS, &m->options) < 0
+      || GET_ARRAY (v, "uidMappings", m, uid_mappings, parse_id_mapping, SPEC_MAX_ID_MAPPINGS) < 0
+      || GET_ARRAY (v, "gidMappings", m, gid_mappings, parse_id_mapping, SPEC_MAX_ID_MAPPINGS) < 0)
     return -1;
   return 0;
 }
@@ -913,8 +935,10 @@ parse_hook (const struct jcur *v, void *base, size_t i)
 {
   struct spec_hook *h = (struct spec_hook *) base + i;
 
-  if (get_abs_path (v, "path", true, &h->path) < 0 || get_strv (v, "args", NULL, &h->args) < 0
-      || get_strv (v, "env", NULL, &h->env) < 0 || opt_any_i64 (v, "timeout", &h->timeout) < 0)
+  if (get_abs_path (v, "path", true, &h->path) < 0
+      || get_strv (v, "args", NULL, SPEC_MAX_STRINGS, &h->args) < 0
+      || get_strv (v, "env", NULL, SPEC_MAX_STRINGS, &h->env) < 0
+      || opt_any_i64 (v, "timeout", &h->timeout) < 0)
     return -1;
   if (h->timeout.set && h->timeout.v <= 0)
     {
@@ -930,7 +954,9 @@ parse_hooks (const struct jcur *v, void *out)
   struct spec_hook_list *hooks = out;
 
   for (int k = 0; k < SPEC_HOOK_N; k++)
-    if (GET_LIST (v, spec_hook_names[k], AR_J_ARRAY, hooks[k].items, hooks[k].n, parse_hook) < 0)
+    if (GET_LIST (v, spec_hook_names[k], AR_J_ARRAY, hooks[k].items, hooks[k].n, parse_hook,
+                  SPEC_MAX_HOOKS)
+        < 0)
       return -1;
   return 0;
 }
@@ -1027,7 +1053,7 @@ parse_personality (const struct jcur *v, void *out)
 {
   struct spec_personality *p = out;
   if (get_choice (v, "domain", true, personality_domains, "domain", &p->domain) < 0
-      || get_strv (v, "flags", NULL, &p->flags) < 0)
+      || get_strv (v, "flags", NULL, SPEC_MAX_ITEMS, &p->flags) < 0)
     return -1;
   return 0;
 }
@@ -1147,10 +1173,11 @@ parse_block_io (const struct jcur *v, void *out)
 
   if (opt_su64 (v, "weight", UINT16_MAX, &b->weight) < 0
       || opt_su64 (v, "leafWeight", UINT16_MAX, &b->leaf_weight) < 0
-      || GET_ARRAY (v, "weightDevice", b, weight_device, parse_weight_device) < 0)
+      || GET_ARRAY (v, "weightDevice", b, weight_device, parse_weight_device, SPEC_MAX_ITEMS) < 0)
     return -1;
   for (int k = 0; k < 4; k++)
-    if (GET_ARRAY (v, spec_throttle_names[k], b, throttle[k], parse_throttle_device) < 0)
+    if (GET_ARRAY (v, spec_throttle_names[k], b, throttle[k], parse_throttle_device, SPEC_MAX_ITEMS)
+        < 0)
       return -1;
   return 0;
 }
@@ -1179,7 +1206,7 @@ parse_network (const struct jcur *v, void *out)
 {
   struct spec_resources *r = out;
   if (opt_su64 (v, "classID", UINT32_MAX, &r->net_class_id) < 0
-      || GET_ARRAY (v, "priorities", r, net_priorities, parse_net_priority) < 0)
+      || GET_ARRAY (v, "priorities", r, net_priorities, parse_net_priority, SPEC_MAX_ITEMS) < 0)
     return -1;
   return 0;
 }
@@ -1200,14 +1227,16 @@ static int
 parse_resources (const struct jcur *v, void *out)
 {
   struct spec_resources *r = out;
-  if (GET_ARRAY (v, "devices", r, devices, parse_dev_cgroup) < 0
+  if (GET_ARRAY (v, "devices", r, devices, parse_dev_cgroup, SPEC_MAX_ITEMS) < 0
       || get_section (v, "memory", &r->has_memory, parse_memory, &r->memory) < 0
       || get_section (v, "cpu", &r->has_cpu, parse_cpu, &r->cpu) < 0
       || get_section (v, "pids", NULL, parse_pids, &r->pids_limit) < 0
       || get_section (v, "blockIO", &r->has_block_io, parse_block_io, &r->block_io) < 0
-      || GET_ARRAY (v, "hugepageLimits", r, hugepage_limits, parse_hugepage_limit) < 0
+      || GET_ARRAY (v, "hugepageLimits", r, hugepage_limits, parse_hugepage_limit, SPEC_MAX_ITEMS)
+             < 0
       || get_section (v, "network", &r->has_network, parse_network, r) < 0
-      || GET_OBJMAP (v, "rdma", r, rdma, parse_rdma) < 0 || get_map (v, "unified", &r->unified) < 0)
+      || GET_OBJMAP (v, "rdma", r, rdma, parse_rdma, SPEC_MAX_ITEMS) < 0
+      || get_map (v, "unified", SPEC_MAX_ITEMS, &r->unified) < 0)
     return -1;
   return 0;
 }
@@ -1236,7 +1265,7 @@ parse_syscall (const struct jcur *v, void *base, size_t i)
   struct spec_seccomp_rule *rule = (struct spec_seccomp_rule *) base + i;
   struct jcur names = member (v, "names");
   uint64_t action = 0;
-  int r = get_strv (v, "names", NULL, &rule->names);
+  int r = get_strv (v, "names", NULL, SPEC_MAX_SECCOMP_NAMES, &rule->names);
 
   if (r < 0)
     return -1;
@@ -1244,9 +1273,30 @@ parse_syscall (const struct jcur *v, void *base, size_t i)
     return fail (&names, r == 0 ? "is required" : "expected a non-empty array");
   if (get_named (v, "action", true, spec_seccomp_actions, "action", &action) < 0
       || opt_su64 (v, "errnoRet", UINT32_MAX, &rule->errno_ret) < 0
-      || GET_ARRAY (v, "args", rule, args, parse_seccomp_arg) < 0)
+      || GET_ARRAY (v, "args", rule, args, parse_seccomp_arg, SPEC_MAX_SECCOMP_CONDITIONS) < 0)
     return -1;
   rule->action = (uint32_t) action;
+  return 0;
+}
+
+/* libseccomp's time grows with the names and, fast, with the argument conditions, which it adds
+   once per name (spec.h).  */
+static int
+check_seccomp_totals (const struct jcur *v, const struct spec_seccomp *sc)
+{
+  struct jcur syscalls = member (v, "syscalls");
+  size_t names = 0, conditions = 0;
+
+  for (size_t i = 0; i < sc->n_syscalls; i++)
+    {
+      names += sc->syscalls[i].names.n;
+      conditions += sc->syscalls[i].names.n * sc->syscalls[i].n_args;
+    }
+  if (names > SPEC_MAX_SECCOMP_NAMES)
+    return fail (&syscalls, "more than %d syscall names in all entries", SPEC_MAX_SECCOMP_NAMES);
+  if (conditions > SPEC_MAX_SECCOMP_CONDITIONS)
+    return fail (&syscalls, "more than %d argument conditions in all entries (one per name)",
+                 SPEC_MAX_SECCOMP_CONDITIONS);
   return 0;
 }
 
@@ -1260,11 +1310,12 @@ parse_seccomp (const struct jcur *v, void *out)
     return -1;
   sc->default_action = (uint32_t) action;
   if (opt_su64 (v, "defaultErrnoRet", UINT32_MAX, &sc->default_errno_ret) < 0
-      || get_strv (v, "architectures", check_arch, &sc->architectures) < 0
-      || get_strv (v, "flags", check_seccomp_flag, &sc->flags) < 0
+      || get_strv (v, "architectures", check_arch, SPEC_MAX_ITEMS, &sc->architectures) < 0
+      || get_strv (v, "flags", check_seccomp_flag, SPEC_MAX_ITEMS, &sc->flags) < 0
       || get_str (v, "listenerPath", false, &sc->listener_path) < 0
       || get_str (v, "listenerMetadata", false, &sc->listener_metadata) < 0
-      || GET_ARRAY (v, "syscalls", sc, syscalls, parse_syscall) < 0)
+      || GET_ARRAY (v, "syscalls", sc, syscalls, parse_syscall, SPEC_MAX_SECCOMP_RULES) < 0
+      || check_seccomp_totals (v, sc) < 0)
     return -1;
   return 0;
 }
@@ -1273,22 +1324,39 @@ static int
 parse_linux (const struct jcur *v, void *out)
 {
   struct spec_linux *l = out;
-  if (GET_ARRAY (v, "namespaces", l, namespaces, parse_namespace) < 0
-      || GET_ARRAY (v, "uidMappings", l, uid_mappings, parse_id_mapping) < 0
-      || GET_ARRAY (v, "gidMappings", l, gid_mappings, parse_id_mapping) < 0
+  if (GET_ARRAY (v, "namespaces", l, namespaces, parse_namespace, SPEC_MAX_ITEMS) < 0
+      || GET_ARRAY (v, "uidMappings", l, uid_mappings, parse_id_mapping, SPEC_MAX_ID_MAPPINGS) < 0
+      || GET_ARRAY (v, "gidMappings", l, gid_mappings, parse_id_mapping, SPEC_MAX_ID_MAPPINGS) < 0
       || get_section (v, "timeOffsets", NULL, parse_time_offsets, l) < 0
-      || GET_ARRAY (v, "devices", l, devices, parse_device) < 0
+      || GET_ARRAY (v, "devices", l, devices, parse_device, SPEC_MAX_ITEMS) < 0
       || get_str (v, "cgroupsPath", false, &l->cgroups_path) < 0
       || get_section (v, "resources", &l->has_resources, parse_resources, &l->resources) < 0
-      || get_map (v, "sysctl", &l->sysctl) < 0
+      || get_map (v, "sysctl", SPEC_MAX_ITEMS, &l->sysctl) < 0
       || get_section (v, "seccomp", &l->has_seccomp, parse_seccomp, &l->seccomp) < 0
-      || parse_propagation (v, l) < 0 || get_strv (v, "maskedPaths", NULL, &l->masked_paths) < 0
-      || get_strv (v, "readonlyPaths", NULL, &l->readonly_paths) < 0
+      || parse_propagation (v, l) < 0
+      || get_strv (v, "maskedPaths", NULL, SPEC_MAX_ITEMS, &l->masked_paths) < 0
+      || get_strv (v, "readonlyPaths", NULL, SPEC_MAX_ITEMS, &l->readonly_paths) < 0
       || get_str (v, "mountLabel", false, &l->mount_label) < 0
       || get_section (v, "personality", &l->has_personality, parse_personality, &l->personality) < 0
       || has_object (v, "intelRdt", &l->has_intel_rdt) < 0
-      || GET_OBJMAP (v, "netDevices", l, net_devices, parse_net_device) < 0)
+      || GET_OBJMAP (v, "netDevices", l, net_devices, parse_net_device, SPEC_MAX_ITEMS) < 0)
     return -1;
+  return 0;
+}
+
+/* Counted, and their bytes too: state.json keeps them (state.h).  */
+static int
+parse_annotations (const struct jcur *v, struct spec_map *out)
+{
+  struct jcur m = member (v, "annotations");
+  size_t bytes = 0;
+
+  if (get_map (v, "annotations", SPEC_MAX_ANNOTATIONS, out) < 0)
+    return -1;
+  for (size_t i = 0; i < out->n; i++)
+    bytes += strlen (out->items[i].key) + strlen (out->items[i].value);
+  if (bytes > SPEC_MAX_ANNOTATION_BYTES)
+    return fail (&m, "more than %u bytes of keys and values", SPEC_MAX_ANNOTATION_BYTES);
   return 0;
 }
 
@@ -1303,9 +1371,9 @@ parse_spec (const struct jcur *v, void *out)
       || get_section (v, "process", &s->has_process, parse_process, &s->process) < 0
       || get_str (v, "hostname", false, &s->hostname) < 0
       || get_str (v, "domainname", false, &s->domainname) < 0
-      || GET_ARRAY (v, "mounts", s, mounts, parse_mount) < 0
+      || GET_ARRAY (v, "mounts", s, mounts, parse_mount, SPEC_MAX_ITEMS) < 0
       || get_section (v, "hooks", NULL, parse_hooks, s->hooks) < 0
-      || get_map (v, "annotations", &s->annotations) < 0
+      || parse_annotations (v, &s->annotations) < 0
       || get_section (v, "linux", &s->has_linux, parse_linux, &s->linux_) < 0)
     return -1;
   return 0;
@@ -1319,6 +1387,9 @@ parse_text (const char *text, const char *what, section_fn fn, void *out, ar_err
   struct pctx c = { .what = what, .err = err };
   struct jcur root = { .c = &c };
 
+  /* The readers cap what they read; text from elsewhere (an edited config) is held to the same.  */
+  if (strlen (text) > SPEC_MAX_SIZE)
+    return fail (&root, "larger than %u bytes", SPEC_MAX_SIZE);
   if (ar_jparse (text, what, &doc, err) < 0)
     return -1;
   root.node = doc;
@@ -1344,7 +1415,7 @@ spec_load_bundle (const char *bundle, struct spec **out, ar_error_t *err)
   cleanup_free char *path = xasprintf ("%s/config.json", bundle);
   cleanup_free char *text = NULL;
 
-  if (ar_read_file (path, 0, &text, NULL, err) < 0)
+  if (ar_read_file (path, SPEC_MAX_SIZE, &text, NULL, err) < 0)
     return -1;
   return spec_parse (text, "config.json", out, err);
 }

@@ -348,6 +348,35 @@ struct spec
   struct spec_linux linux_;
 };
 
+/* Caps on what config.json and process.json may hold: they come from whoever writes the bundle
+   or the pod, and the runtime's time and memory must not be theirs to spend.  Generous for real
+   configs (Podman's and Docker's default seccomp profiles: 30-35 entries, 420-470 names, about
+   10 argument conditions; Kubernetes pods with hundreds of mounts and thousands of env
+   entries), small enough that no accepted config takes more than about a second to parse and
+   compile (docs/runtime-spec.md has the figures).  Past a cap the parser fails with
+   "config.json: PATH: more than N entries".  The nesting depth is json.h's AR_JSON_MAX_DEPTH. */
+/* Bytes.  The kernel's default limit on a process's args and env together is 2 MiB.  */
+#define SPEC_MAX_SIZE (4u << 20)
+/* Any list or map without a cap below: mounts, masked and read-only paths, devices, device
+   rules, sysctl, capabilities, mount options, block devices, …  */
+#define SPEC_MAX_ITEMS 1024
+/* process.args, process.env, hooks' args and env, additionalGids (the kernel's NGROUPS_MAX).  */
+#define SPEC_MAX_STRINGS 65536
+/* uid and gid mappings: the kernel's limit for a map.  */
+#define SPEC_MAX_ID_MAPPINGS 340
+/* Hooks of one kind: each is a process run in turn.  */
+#define SPEC_MAX_HOOKS 128
+/* Annotations, and their keys and values together (Kubernetes' own cap on a pod's).  */
+#define SPEC_MAX_ANNOTATIONS 4096
+#define SPEC_MAX_ANNOTATION_BYTES (256u << 10)
+/* linux.seccomp.syscalls: entries, and their syscall names all together.  */
+#define SPEC_MAX_SECCOMP_RULES 1024
+#define SPEC_MAX_SECCOMP_NAMES 2048
+/* Argument conditions in all entries, each counted once per name of its entry, as libseccomp
+   adds them: its time grows fast with them (1024 entries of 4 names with 6 conditions each ran
+   for more than 5 minutes).  */
+#define SPEC_MAX_SECCOMP_CONDITIONS 256
+
 /* Parse config.json text; `what` names it in errors ("config.json").  */
 int spec_parse (const char *text, const char *what, struct spec **out, ar_error_t *err);
 /* Read and parse BUNDLE/config.json.  */

@@ -299,7 +299,11 @@ state_save (int dirfd, const struct state *s, ar_error_t *err)
   ar_json_obj_open (j);
   write_state_fields (j, s, true);
   ar_json_obj_close (j);
-  text = ar_json_finish (j, &len);
+  if (ar_json_finish_checked (j, "state.json", &text, &len, err) < 0)
+    return ar_error_wrap (err, "save state of container `%s`", s->id);
+  if (len > STATE_MAX_SIZE)
+    return ar_make_error (err, 0, "save state of container `%s`: state.json: larger than %u bytes",
+                          s->id, STATE_MAX_SIZE);
   if (ar_rewrite_file (dirfd, "state.json", text, len, 0600, err) < 0)
     return ar_error_wrap (err, "save state of container `%s`", s->id);
   return 0;
@@ -353,7 +357,7 @@ load_annotations (const struct ar_jnode *obj, struct spec_map *m)
 int
 state_load (int dirfd, const char *id, struct state **out, ar_error_t *err)
 {
-  cleanup_close int fd = openat (dirfd, "state.json", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  cleanup_close int fd = openat (dirfd, "state.json", AR_O_READ_FILE | O_NOFOLLOW);
   cleanup_free char *text = NULL;
   cleanup_jnode struct ar_jnode *root = NULL;
   cleanup_state struct state *s = NULL;
@@ -361,7 +365,8 @@ state_load (int dirfd, const char *id, struct state **out, ar_error_t *err)
 
   if (fd < 0)
     return ar_make_error (err, errno, "open state.json");
-  if (ar_read_fd (fd, "state.json", 1 << 20, &text, NULL, err) < 0
+  if (ar_check_regular (fd, "state.json", err) < 0
+      || ar_read_fd (fd, "state.json", STATE_MAX_SIZE, &text, NULL, err) < 0
       || ar_jparse (text, "state.json", &root, err) < 0)
     return -1;
   s = xzalloc (sizeof *s);

@@ -14,6 +14,10 @@
 
 #define STATE_ID_MAX 255 /* a directory name */
 #define STATE_DEFAULT_ROOT "/run/agentrt"
+/* state.json is read back whole up to this size, and state_save refuses to write more, so that
+   a container it saves can always be loaded again.  Its only part of any size is the config's
+   annotations, which spec.c caps at SPEC_MAX_ANNOTATION_BYTES (6 times that once escaped).  */
+#define STATE_MAX_SIZE (4u << 20)
 
 enum state_status
 {

@@ -395,6 +395,8 @@ static void __attribute__ ((noreturn)) watchdog_main (const struct supervisor_cf
     close (c->canary_fd);
   if (c->vfiles_fd >= 0)
     close (c->vfiles_fd);
+  if (c->egress_netns_fd >= 0)
+    close (c->egress_netns_fd);
   if (w.worker < 0 || sfd < 0 || confine_supervisor (CONFINE_WATCHDOG, &err) < 0)
     {
       ar_error_release (&err);
@@ -483,7 +485,8 @@ supervisor_start (const struct supervisor_cfg *c, pid_t *pid, pid_t *worker, ar_
          have been when a middle process died.  A session of its own keeps the caller's
          terminal and process group signals away.  */
       struct supervisor_cfg mine = *c;
-      int *const keep[] = { &p[1], &mine.notify_fd, &mine.canary_fd, &mine.vfiles_fd };
+      int *const keep[]
+          = { &p[1], &mine.notify_fd, &mine.canary_fd, &mine.vfiles_fd, &mine.egress_netns_fd };
       /* First, while our copy of create's fds still holds the container's lock: a delete of a
          create killed from here on finds us in the journal, as it cannot run before we let go
          of the lock (close_others).  Not recorded, we would only outlive the init.  */

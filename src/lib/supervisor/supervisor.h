@@ -77,6 +77,8 @@ struct supervisor_cfg
   char *const *cgroup_dirs;         /* the container's cgroups: failing closed kills all of them */
   struct vfiles_cgroup limit_dirs;  /* those of them that say its limits (vfiles.h) */
   const struct egress_list *egress; /* the allowlist the broker serves, or NULL */
+  int egress_netns_fd;              /* the pod's network namespace the broker connects from,
+                                       or -1: ours (egress.h) */
   int notify_fd;                    /* the init's listener, or -1: then the supervisor is only the
                                        watchdog, keeping the deadline (--platform none)… */
   bool trace;                       /* …unless it traces the init instead (--platform ptrace) */

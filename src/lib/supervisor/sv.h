@@ -40,7 +40,7 @@ struct sv
      the fd up again, after a racing thread could have swapped it for a brokered socket of the
      host's namespace and the address for AF_UNSPEC, disconnecting it): a thread of the worker
      connects the socket it checked, with the caller's root, cwd, fs ids and groups.  */
-  uint64_t host_netns;      /* netns cookies: ours (the caller's, with a route)… */
+  uint64_t broker_netns;    /* netns cookies: the broker's (the caller's or a pod's)… */
   uint64_t container_netns; /* …and the container's (loopback only) */
   atomic_uint brokers;      /* connects in progress in threads of their own */
   char *const *cgroup_dirs; /* the container's, or NULL */
@@ -160,8 +160,10 @@ void sv_handle_fsnotify (struct sv_call *c);
 
 /* The egress broker (handlers/egress.c): connect when an allowlist is set.  */
 void sv_egress_connect (struct sv_call *c, const void *addr, size_t len, const char *args_json);
-/* At setup, before the supervisor confines itself: the two netns cookies.  */
-int sv_egress_setup (struct sv *sv, int init_pidfd, ar_error_t *err);
+/* At setup, before the worker makes a thread or confines itself: the two netns cookies, and
+   the main thread left in the namespace the broker connects from (egress_netns_fd, or -1:
+   ours).  */
+int sv_egress_setup (struct sv *sv, int init_pidfd, int egress_netns_fd, ar_error_t *err);
 
 /* Decode a sockaddr read from the caller into a JSON object text (malloc'd).  */
 char *sv_sockaddr_json (const void *sa, size_t len);

@@ -358,7 +358,7 @@ setup (const struct supervisor_cfg *c, int init_pidfd, int *ctl, int *sfd, int *
     return ar_make_error (err, errno, "supervisor: event fds");
   if (open_outputs (c, err) < 0
       || policy_init (&the_sv.policy, policy_native_table (), &c->popts, err) < 0
-      || (c->egress && sv_egress_setup (&the_sv, init_pidfd, err) < 0)
+      || (c->egress && sv_egress_setup (&the_sv, init_pidfd, c->egress_netns_fd, err) < 0)
       || join_container (init_pidfd, c->init_pid, err) < 0)
     return -1;
   *ctl = control_listen (the_sv.state_dirfd, err);

@@ -4,7 +4,8 @@
    or swap the fd, after the check):
 
      allowlisted, a TCP stream socket  the supervisor makes its own socket here, in its network
-                                       namespace (the caller's, which has a route), with the
+                                       namespace (the caller's, which has a route, or a CNI
+                                       pod's: sv_egress_setup), with the
                                        options the workload set on its socket, connects it, and
                                        puts it in place of the workload's fd (ADDFD with SETFD:
                                        connect returns 0 or EINPROGRESS, not an fd, so not SEND)
@@ -76,23 +77,35 @@ probe_cookie (uint64_t *out, ar_error_t *err)
   return 0;
 }
 
+/* The worker's main thread ends up in the namespace the broker connects from: ours (the
+   caller's), or the pod's (egress_netns_fd, egress.h).  setns changes the calling thread only
+   and a thread is born in its creator's namespace, so this runs before the worker makes any
+   thread, and before it confines itself (setns is then refused): every broker socket, made by
+   a connect thread, is born there, and the worker can never leave.  */
 int
-sv_egress_setup (struct sv *sv, int init_pidfd, ar_error_t *err)
+sv_egress_setup (struct sv *sv, int init_pidfd, int egress_netns_fd, ar_error_t *err)
 {
-  cleanup_close int self = open ("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+  cleanup_close int self = -1;
+  int broker_ns = egress_netns_fd;
 
-  if (self < 0)
-    return ar_make_error (err, errno, "supervisor: open /proc/self/ns/net");
-  if (probe_cookie (&sv->host_netns, err) < 0)
-    return -1;
+  if (broker_ns < 0)
+    {
+      broker_ns = self = open ("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+      if (self < 0)
+        return ar_make_error (err, errno, "supervisor: open /proc/self/ns/net");
+    }
   if (setns (init_pidfd, CLONE_NEWNET) < 0)
     return ar_make_error (err, errno, "supervisor: join the container's network namespace");
   if (probe_cookie (&sv->container_netns, err) < 0)
     return -1;
-  /* Back to ours: the broker's sockets need its route.  */
-  if (setns (self, CLONE_NEWNET) < 0)
-    return ar_make_error (err, errno, "supervisor: return to the caller's network namespace");
-  if (sv->host_netns == sv->container_netns)
+  if (setns (broker_ns, CLONE_NEWNET) < 0)
+    return ar_make_error (err, errno,
+                          egress_netns_fd < 0 ? "supervisor: return to the caller's network "
+                                                "namespace"
+                                              : "supervisor: enter the pod's network namespace");
+  if (probe_cookie (&sv->broker_netns, err) < 0)
+    return -1;
+  if (sv->broker_netns == sv->container_netns)
     return ar_make_error (err, EINVAL, "supervisor: egress: the container shares our network");
   return 0;
 }
