@@ -260,6 +260,57 @@ sleepers_of() { pgrep -f -- "sleep $1" | while read -r p; do proc_alive "$p" && 
   leaves_nothing
 }
 
+# append_members TEXT: config.json with TEXT (members, as JSON text) spliced in before its last
+# `}`: jq cannot write a key twice.
+append_members() {
+  local c
+  c=$(cat "$BUNDLE/config.json")
+  printf '%s,%s}\n' "${c%\}*}" "$1" >"$BUNDLE/config.json"
+}
+
+# The copier edited the first of two members with one key and copied the second as it was; the
+# reader took the second: --agent kept the capabilities and the host's ids, --memory left the
+# memory unlimited.  A key given twice is refused by the reader, for every flag alike.
+@test "agent: a key given twice in config.json fails create, with --agent and --memory alike" {
+  cp "$BUNDLE/config.json" "$ROOT/config.json.orig"
+  update_config --arg d "$ROOT/hostetc" '.mounts += [{"destination": "/host", "type": "bind", "source": $d, "options": ["rbind"]}]'
+  mkdir "$ROOT/hostetc"
+  append_members '"process": {"args": ["/bin/true"], "cwd": "/", "user": {"uid": 0, "gid": 0},
+    "capabilities": {"bounding": ["CAP_DAC_OVERRIDE"], "effective": ["CAP_DAC_OVERRIDE"], "permitted": ["CAP_DAC_OVERRIDE"]}},
+    "linux": {"namespaces": [{"type": "pid"}, {"type": "mount"}],
+    "resources": {"memory": {"limit": -1}}}'
+  local flag
+  for flag in --agent "--memory 64m" "--cpus 1" "--pids 10" ""; do
+    agentrt_detached create $flag -b "$BUNDLE" "$CID"
+    [ "$status" -eq 1 ]
+    [ "$output" = 'agentrt: config.json: duplicate key `process`' ]
+  done
+  # Deeper down too, named by the path of its object.
+  jq 'del(.linux.resources)' "$ROOT/config.json.orig" >"$BUNDLE/config.json"
+  sed -i 's/"linux": {/"linux": {"resources": {"memory": {"limit": 1, "limit": -1}},/' "$BUNDLE/config.json"
+  agentrt_detached create --memory 64m -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [ "$output" = 'agentrt: config.json: linux.resources.memory: duplicate key `limit`' ]
+  leaves_nothing
+}
+
+# Edits are found by path, "linux/resources/memory/limit": a key of that name before "linux"
+# took the --memory edit, and linux.resources itself was copied without it.
+@test "agent: --memory is written into linux.resources whatever other keys hold a '/'" {
+  update_config '{"linux/resources/memory/limit": 1, "linux/resources": {}} + . | .linux.resources.memory.limit = -1'
+  agentrt_detached create --memory 64m -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  local c="$ROOT/state/$CID/config.json"
+  [ "$(jq -r .linux.resources.memory.limit "$c")" -eq $((64 * 1024 * 1024)) ]
+  [ "$(jq -c '.["linux/resources/memory/limit"]' "$c")" = 1 ]
+  [ "$(jq -c '.["linux/resources"]' "$c")" = '{}' ]
+  local d
+  d=$(jq -r '.cgroupPaths[]' "$ROOT/state/$CID/state.json" | grep /memory/)
+  [ "$(cat "$d/memory.limit_in_bytes")" -eq $((64 * 1024 * 1024)) ]
+  agentrt delete --force "$CID"
+  leaves_nothing
+}
+
 @test "agent: invalid shorthands fail naming the flag, leaving nothing" {
   agentrt run --memory 1k -b "$BUNDLE" "$CID"
   [[ $status -ne 0 && $output == *'--memory: `1k`'* ]]

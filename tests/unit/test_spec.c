@@ -837,12 +837,12 @@ test_load_bundle (void)
 }
 
 /* Caps (spec.h): a config of BEFORE, N copies of ITEM joined by ',', and AFTER, all in single
-   quotes.  */
+   quotes.  A '#' in ITEM becomes the copy's number: an object's keys must differ (json.c).  */
 static char *
 repeat_config (const char *before, const char *item, size_t n, const char *after)
 {
   size_t lb = strlen (before), li = strlen (item), la = strlen (after);
-  char *sq = xmalloc (lb + n * (li + 1) + la + 1), *p = sq;
+  char *sq = xmalloc (lb + n * (li + 21) + la + 1), *p = sq;
   char *json;
 
   memcpy (p, before, lb);
@@ -851,8 +851,11 @@ repeat_config (const char *before, const char *item, size_t n, const char *after
     {
       if (i)
         *p++ = ',';
-      memcpy (p, item, li);
-      p += li;
+      for (const char *c = item; *c; c++)
+        if (*c == '#')
+          p += sprintf (p, "%zu", i);
+        else
+          *p++ = *c;
     }
   memcpy (p, after, la + 1);
   json = tap_json (sq);
@@ -948,7 +951,7 @@ test_caps_lists (void)
       SPEC_MAX_ID_MAPPINGS, E "linux.uidMappings: more than 340 entries" },
     { TOP_SQ "'hooks': { 'prestart': [", "{ 'path': '/bin/true' }", "] } }", SPEC_MAX_HOOKS,
       E "hooks.prestart: more than 128 entries" },
-    { TOP_SQ "'linux': { 'sysctl': { 'a': 'b', ", "'x': 'y'", "} } }", SPEC_MAX_ITEMS - 1,
+    { TOP_SQ "'linux': { 'sysctl': { 'a': 'b', ", "'x#': 'y'", "} } }", SPEC_MAX_ITEMS - 1,
       E "linux.sysctl: more than 1024 entries" },
     { TOP_SQ "'process': { 'cwd': '/', 'args': ['sh'], 'user': { 'additionalGids': [", "1",
       "] } } }", SPEC_MAX_STRINGS, E "process.user.additionalGids: more than 65536 entries" },
@@ -971,8 +974,8 @@ test_caps_annotations (void)
   cleanup_free char *over = NULL;
   cleanup_free char *fits = NULL;
 
-  CHECK (check_limit (TOP_SQ "'annotations': { 'a': 'b', ", "'k': 'v'", SPEC_MAX_ANNOTATIONS, "} }",
-                      E "annotations: more than 4096 entries")
+  CHECK (check_limit (TOP_SQ "'annotations': { 'a': 'b', ", "'k#': 'v'", SPEC_MAX_ANNOTATIONS,
+                      "} }", E "annotations: more than 4096 entries")
          == 0);
   memset (value, 'v', SPEC_MAX_ANNOTATION_BYTES);
   value[SPEC_MAX_ANNOTATION_BYTES - 1] = '\0'; /* with the key "k": exactly the cap */

@@ -65,6 +65,39 @@ has_below (const struct edits *e, const char *path)
   return false;
 }
 
+/* For each member of `obj`, whether it is the one the reader takes (ar_jget: the last of a key
+   given more than once).  ar_jparse refuses such an object, so every member is, but an edit made
+   to one member while the reader takes another would be undone: the copy never relies on that.
+   Sorted, not compared pairwise: an object may have 200,000 members.  */
+struct member_ref
+{
+  const char *key;
+  size_t i;
+};
+
+static int
+cmp_member (const void *a, const void *b)
+{
+  const struct member_ref *x = a, *y = b;
+  int c = strcmp (x->key, y->key);
+  return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+static bool *
+members_taken (const struct ar_jnode *obj)
+{
+  size_t n = ar_jlen (obj);
+  bool *taken = xzalloc ((n ? n : 1) * sizeof *taken);
+  cleanup_free struct member_ref *refs = xmalloc ((n ? n : 1) * sizeof *refs);
+
+  for (size_t i = 0; i < n; i++)
+    refs[i] = (struct member_ref){ ar_jkey_at (obj, i), i };
+  qsort (refs, n, sizeof *refs, cmp_member);
+  for (size_t k = 0; k < n; k++)
+    taken[refs[k].i] = k + 1 == n || strcmp (refs[k].key, refs[k + 1].key) != 0;
+  return taken;
+}
+
 static void
 copy_node (struct ar_json *j, const struct ar_jnode *n)
 {
@@ -89,13 +122,17 @@ copy_node (struct ar_json *j, const struct ar_jnode *n)
       ar_json_arr_close (j);
       break;
     case AR_J_OBJECT:
-      ar_json_obj_open (j);
-      for (size_t i = 0; i < ar_jlen (n); i++)
-        {
-          ar_json_key (j, ar_jkey_at (n, i));
-          copy_node (j, ar_jat (n, i));
-        }
-      ar_json_obj_close (j);
+      {
+        cleanup_free bool *taken = members_taken (n);
+        ar_json_obj_open (j);
+        for (size_t i = 0; i < ar_jlen (n); i++)
+          if (taken[i])
+            {
+              ar_json_key (j, ar_jkey_at (n, i));
+              copy_node (j, ar_jat (n, i));
+            }
+        ar_json_obj_close (j);
+      }
       break;
     }
 }
@@ -161,14 +198,29 @@ emit_missing (struct ar_json *j, const char *path, struct edits *e)
     }
 }
 
+/* The members of the copy are those the reader takes (members_taken).  A key with a '/' is on no
+   edit's path (edit paths are made of config.json's own keys, which have none), so it is copied
+   as it is: "linux/resources" is not linux.resources.  */
 static void
 emit_object (struct ar_json *j, const struct ar_jnode *obj, const char *path, struct edits *e)
 {
+  cleanup_free bool *taken = obj ? members_taken (obj) : NULL;
+
   ar_json_obj_open (j);
   for (size_t i = 0; obj && i < ar_jlen (obj); i++)
     {
-      cleanup_free char *sub = child_path (path, ar_jkey_at (obj, i));
-      ar_json_key (j, ar_jkey_at (obj, i));
+      const char *key = ar_jkey_at (obj, i);
+      cleanup_free char *sub = NULL;
+
+      if (!taken[i])
+        continue;
+      ar_json_key (j, key);
+      if (strchr (key, '/'))
+        {
+          copy_node (j, ar_jat (obj, i));
+          continue;
+        }
+      sub = child_path (path, key);
       emit_member (j, ar_jat (obj, i), sub, e);
     }
   emit_missing (j, path, e);
