@@ -3,6 +3,7 @@
    document lacks are made.  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -464,4 +465,95 @@ profile_apply (const char *text, const struct profile_edits *pe, char **out, ar_
     }
   edits_release (&e);
   return ret;
+}
+
+/* [first, first + size) within the ids the agent profile gives away.  */
+static bool
+ids_given (uint32_t first, uint32_t size)
+{
+  uint64_t end = (uint64_t) first + (size ? size : 1);
+  return first >= PROFILE_HOST_ID_MIN && end <= PROFILE_HOST_ID_END;
+}
+
+static int
+refuse_ids (const char *where, const char *what, uint32_t first, uint32_t size, ar_error_t *err)
+{
+  uint64_t last = (uint64_t) first + (size ? size : 1) - 1;
+  return ar_make_error (err, 0,
+                        "%s: %s %" PRIu32 "-%" PRIu64 ": the agent profile gives a container only "
+                        "host ids from %u to %u (below: the host's users; above: the runtime's)",
+                        where, what, first, last, PROFILE_HOST_ID_MIN, PROFILE_HOST_ID_END - 1);
+}
+
+static int
+check_map (const char *where, const struct spec_id_mapping *m, size_t n, bool files,
+           ar_error_t *err)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      cleanup_free char *at_i = xasprintf ("%s[%zu]", where, i);
+      if (!ids_given (m[i].host_id, m[i].size))
+        return refuse_ids (at_i, "host ids", m[i].host_id, m[i].size, err);
+      /* An idmapped mount gives the files of these host ids to the container's.  */
+      if (files && !ids_given (m[i].container_id, m[i].size))
+        return refuse_ids (at_i, "the files of host ids", m[i].container_id, m[i].size, err);
+    }
+  return 0;
+}
+
+int
+profile_check_ids (const struct spec *s, ar_error_t *err)
+{
+  const struct spec_linux *l = &s->linux_;
+
+  if (check_map ("config.json: linux.uidMappings", l->uid_mappings, l->n_uid_mappings, false, err)
+          < 0
+      || check_map ("config.json: linux.gidMappings", l->gid_mappings, l->n_gid_mappings, false,
+                    err)
+             < 0)
+    return -1;
+  for (size_t i = 0; i < s->n_mounts; i++)
+    {
+      const struct spec_mount *m = &s->mounts[i];
+      cleanup_free char *u = xasprintf ("config.json: mounts[%zu].uidMappings", i);
+      cleanup_free char *g = xasprintf ("config.json: mounts[%zu].gidMappings", i);
+      if (check_map (u, m->uid_mappings, m->n_uid_mappings, true, err) < 0
+          || check_map (g, m->gid_mappings, m->n_gid_mappings, true, err) < 0)
+        return -1;
+    }
+  return 0;
+}
+
+/* One map as the kernel shows it to the runtime: host ids relative to the runtime's user
+   namespace, whatever the nesting.  An identity map ("0 0 4294967295") is the host's own
+   namespace, joined.  */
+static int
+check_kernel_map (pid_t pid, const char *file, ar_error_t *err)
+{
+  cleanup_free char *path = xasprintf ("/proc/%d/%s", (int) pid, file);
+  cleanup_file FILE *f = fopen (path, "re");
+  cleanup_free char *where = NULL;
+  uint32_t inside, host, size;
+  size_t n = 0;
+
+  if (f == NULL)
+    return ar_make_error (err, errno, "open `%s`", path);
+  where = xasprintf ("the container's user namespace (%s)", file);
+  while (fscanf (f, "%" SCNu32 " %" SCNu32 " %" SCNu32, &inside, &host, &size) == 3)
+    {
+      n++;
+      if (!ids_given (host, size))
+        return refuse_ids (where, "maps host ids", host, size, err);
+    }
+  if (n == 0)
+    return ar_make_error (err, 0, "%s: no ids mapped", where);
+  return 0;
+}
+
+int
+profile_check_userns (pid_t pid, ar_error_t *err)
+{
+  if (check_kernel_map (pid, "uid_map", err) < 0 || check_kernel_map (pid, "gid_map", err) < 0)
+    return -1;
+  return 0;
 }
