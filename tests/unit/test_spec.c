@@ -50,7 +50,7 @@ static const char full_config[]
     = "{ 'ociVersion': '1.2.0', 'unknownTopLevel': { 'x': [1, 2.5, null] },"
       "  'process': {"
       "    'terminal': true, 'consoleSize': { 'height': 24, 'width': 80 },"
-      "    'user': { 'uid': 1000, 'gid': 1001, 'umask': 18, 'additionalGids': [5, 4294967295],"
+      "    'user': { 'uid': 1000, 'gid': 1001, 'umask': 18, 'additionalGids': [5, 4294967294],"
       "              'username': 'alice' },"
       "    'args': ['/bin/sh', '-c', 'echo hi'], 'env': ['PATH=/bin', 'TERM=xterm'],"
       "    'cwd': '/home',"
@@ -149,7 +149,7 @@ check_full_process (const struct spec_process *p)
   CHECK (p->console_height == 24 && p->console_width == 80);
   CHECK (p->user.uid == 1000 && p->user.gid == 1001);
   CHECK (p->user.umask.set && p->user.umask.v == 18);
-  CHECK (p->user.n_additional_gids == 2 && p->user.additional_gids[1] == UINT32_MAX);
+  CHECK (p->user.n_additional_gids == 2 && p->user.additional_gids[1] == UINT32_MAX - 1);
   CHECK_STR (p->user.username, "alice");
   CHECK (p->args.n == 3 && p->args.v[3] == NULL);
   CHECK_STR (p->args.v[2], "echo hi");
@@ -403,6 +403,7 @@ test_runc_spec (void)
 #define SYSCALL(members) SECCOMP ("'syscalls': [ { 'names': ['read'], " members " } ]")
 #define ARG(members) SYSCALL ("'action': 'SCMP_ACT_ALLOW', 'args': [ { " members " } ]")
 #define E "config.json: "
+#define ID_UNCHANGED "4294967295 is -1, \"unchanged\" to setresuid and setresgid: not an id"
 
 struct bad_case
 {
@@ -470,6 +471,11 @@ static const struct bad_case bad_process[] = {
     E "process.user.gid: expected an integer in [0, 4294967295]" },
   { PROC ("'user': { 'additionalGids': [1, '2'] }"),
     E "process.user.additionalGids[1]: expected an integer" },
+  /* (uid_t) -1: setresuid(-1, ...) would leave the process root.  */
+  { PROC ("'user': { 'uid': 4294967295 }"), E "process.user.uid: " ID_UNCHANGED },
+  { PROC ("'user': { 'gid': 4294967295 }"), E "process.user.gid: " ID_UNCHANGED },
+  { PROC ("'user': { 'additionalGids': [1, 4294967295] }"),
+    E "process.user.additionalGids[1]: " ID_UNCHANGED },
   { PROC ("'user': { 'username': false }"), E "process.user.username: expected a string" },
   { PROC ("'env': [ 'A=1', null ]"), E "process.env[1]: expected a string" },
   { PROC ("'capabilities': { 'bounding': ['CAP_KILL', 'CAP_FOO'] }"),
