@@ -602,6 +602,36 @@ print(pid)' 3>&-
   leaves_nothing
 }
 
+# A hook of config.json that runs on the host ran as host root under --agent: whoever wrote the
+# bundle ran what they liked outside the sandbox.  The operator may allow them (Docker's
+# libnetwork hook); createContainer and startContainer run as the container's root and stay.
+@test "agent: --agent refuses config.json's host hooks unless agentrt.conf allows them" {
+  local k
+  for k in prestart createRuntime poststart poststop; do
+    update_config --arg k "$k" --arg f "$ROOT/$k.ran" \
+      '.hooks = {($k): [{"path": "/bin/touch", "args": ["touch", $f]}]}'
+    agentrt run --agent -b "$BUNDLE" "$CID"
+    [ "$status" -eq 1 ]
+    [ "$output" = "agentrt: config.json: hooks.$k: hooks run on the host as root: refused under the agent profile (agentrt.conf: agent_hooks = allow)" ]
+    [ ! -e "$ROOT/$k.ran" ]
+    leaves_nothing
+  done
+  # Without the profile, a bundle's hooks run as runc runs them.
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ -e "$ROOT/poststop.ran" ]
+  rm "$ROOT/poststop.ran"
+  printf 'agent_hooks = allow\n' >"$ROOT/agentrt.conf"
+  agentrt --config "$ROOT/agentrt.conf" run --agent -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ -e "$ROOT/poststop.ran" ]
+  printf 'agent_hooks = yes\n' >"$ROOT/agentrt.conf"
+  agentrt --config "$ROOT/agentrt.conf" run --agent -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"agentrt.conf:1: agent_hooks: \`yes\`: expected \`allow\` or \`refuse\`" ]]
+  leaves_nothing
+}
+
 @test "agent: io.agentrt.profile=agent applies the profile, keeping args, env and cwd" {
   update_config '.annotations["io.agentrt.profile"] = "agent" | .process.cwd = "/tmp"
     | .process.env += ["KEPT=yes"] | .process.args = ["/bin/sh", "-c", "pwd; echo $KEPT; cat /proc/self/uid_map"]'

@@ -280,7 +280,11 @@ apply_edits (struct create_ctx *c, const struct sandbox_flags *f, ar_error_t *er
     return -1;
   /* The profile keeps the config's own user namespace and mappings (a pod's): not when they
      would give the workload host ids that are not the profile's to give, such as host root.  */
-  return pe.agent ? profile_check_ids (c->spec, err) : 0;
+  if (!pe.agent)
+    return 0;
+  return profile_check_ids (c->spec, err) < 0
+             ? -1
+             : profile_check_hooks (c->spec, c->op.agent_hooks, err);
 }
 
 /* --disk caps the config's writable tmpfs mounts that have no size of their own too: a tmpfs

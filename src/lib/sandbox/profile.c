@@ -524,6 +524,21 @@ profile_check_ids (const struct spec *s, ar_error_t *err)
   return 0;
 }
 
+int
+profile_check_hooks (const struct spec *s, bool allowed, ar_error_t *err)
+{
+  static const int on_host[]
+      = { SPEC_HOOK_PRESTART, SPEC_HOOK_CREATE_RUNTIME, SPEC_HOOK_POSTSTART, SPEC_HOOK_POSTSTOP };
+
+  for (size_t i = 0; !allowed && i < ARRAY_SIZE (on_host); i++)
+    if (s->hooks[on_host[i]].n > 0)
+      return ar_make_error (err, 0,
+                            "config.json: hooks.%s: hooks run on the host as root: refused under "
+                            "the agent profile (agentrt.conf: agent_hooks = allow)",
+                            spec_hook_names[on_host[i]]);
+  return 0;
+}
+
 /* One map as the kernel shows it to the runtime: host ids relative to the runtime's user
    namespace, whatever the nesting.  An identity map ("0 0 4294967295") is the host's own
    namespace, joined.  */

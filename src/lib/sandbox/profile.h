@@ -52,6 +52,13 @@ int profile_apply (const char *text, const struct profile_edits *e, char **out, 
    idmapped mount would give to the container.  */
 int profile_check_ids (const struct spec *s, ar_error_t *err);
 
+/* Under the agent profile, config.json's hooks that run on the host, as the runtime's root and
+   outside every namespace and cgroup of the container (prestart, createRuntime, poststart,
+   poststop), unless the operator allows them (agentrt.conf agent_hooks): whoever writes the
+   bundle would otherwise run what they like as host root.  createContainer and startContainer
+   run as the container's root, in its namespaces, and are kept.  */
+int profile_check_hooks (const struct spec *s, bool allowed, ar_error_t *err);
+
 /* Under the agent profile, the user namespace `pid` is in (made or joined: the kernel's maps,
    /proc/PID/uid_map and gid_map as the runtime sees them) maps only host ids in range.  */
 int profile_check_userns (pid_t pid, ar_error_t *err);
