@@ -260,6 +260,57 @@ sleepers_of() { pgrep -f -- "sleep $1" | while read -r p; do proc_alive "$p" && 
   leaves_nothing
 }
 
+# append_members TEXT: config.json with TEXT (members, as JSON text) spliced in before its last
+# `}`: jq cannot write a key twice.
+append_members() {
+  local c
+  c=$(cat "$BUNDLE/config.json")
+  printf '%s,%s}\n' "${c%\}*}" "$1" >"$BUNDLE/config.json"
+}
+
+# The copier edited the first of two members with one key and copied the second as it was; the
+# reader took the second: --agent kept the capabilities and the host's ids, --memory left the
+# memory unlimited.  A key given twice is refused by the reader, for every flag alike.
+@test "agent: a key given twice in config.json fails create, with --agent and --memory alike" {
+  cp "$BUNDLE/config.json" "$ROOT/config.json.orig"
+  update_config --arg d "$ROOT/hostetc" '.mounts += [{"destination": "/host", "type": "bind", "source": $d, "options": ["rbind"]}]'
+  mkdir "$ROOT/hostetc"
+  append_members '"process": {"args": ["/bin/true"], "cwd": "/", "user": {"uid": 0, "gid": 0},
+    "capabilities": {"bounding": ["CAP_DAC_OVERRIDE"], "effective": ["CAP_DAC_OVERRIDE"], "permitted": ["CAP_DAC_OVERRIDE"]}},
+    "linux": {"namespaces": [{"type": "pid"}, {"type": "mount"}],
+    "resources": {"memory": {"limit": -1}}}'
+  local flag
+  for flag in --agent "--memory 64m" "--cpus 1" "--pids 10" ""; do
+    agentrt_detached create $flag -b "$BUNDLE" "$CID"
+    [ "$status" -eq 1 ]
+    [ "$output" = 'agentrt: config.json: duplicate key `process`' ]
+  done
+  # Deeper down too, named by the path of its object.
+  jq 'del(.linux.resources)' "$ROOT/config.json.orig" >"$BUNDLE/config.json"
+  sed -i 's/"linux": {/"linux": {"resources": {"memory": {"limit": 1, "limit": -1}},/' "$BUNDLE/config.json"
+  agentrt_detached create --memory 64m -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [ "$output" = 'agentrt: config.json: linux.resources.memory: duplicate key `limit`' ]
+  leaves_nothing
+}
+
+# Edits are found by path, "linux/resources/memory/limit": a key of that name before "linux"
+# took the --memory edit, and linux.resources itself was copied without it.
+@test "agent: --memory is written into linux.resources whatever other keys hold a '/'" {
+  update_config '{"linux/resources/memory/limit": 1, "linux/resources": {}} + . | .linux.resources.memory.limit = -1'
+  agentrt_detached create --memory 64m -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  local c="$ROOT/state/$CID/config.json"
+  [ "$(jq -r .linux.resources.memory.limit "$c")" -eq $((64 * 1024 * 1024)) ]
+  [ "$(jq -c '.["linux/resources/memory/limit"]' "$c")" = 1 ]
+  [ "$(jq -c '.["linux/resources"]' "$c")" = '{}' ]
+  local d
+  d=$(jq -r '.cgroupPaths[]' "$ROOT/state/$CID/state.json" | grep /memory/)
+  [ "$(cat "$d/memory.limit_in_bytes")" -eq $((64 * 1024 * 1024)) ]
+  agentrt delete --force "$CID"
+  leaves_nothing
+}
+
 @test "agent: invalid shorthands fail naming the flag, leaving nothing" {
   agentrt run --memory 1k -b "$BUNDLE" "$CID"
   [[ $status -ne 0 && $output == *'--memory: `1k`'* ]]
@@ -424,6 +475,160 @@ sys.exit(0 if fd >= 0 else 1)' "$1"
   [ "$status" -eq 0 ]
   agentrt delete --force "$CID-inotify"
   agentrt delete --force "$CID-fanotify"
+  leaves_nothing
+}
+
+# ---- the agent profile's host ids ------------------------------------------------------------
+
+# The profile kept the config's own user namespace and mappings (a pod's, with hostUsers: false),
+# so 0 -> 0 ran the workload as host root.  Host ids below 65536 (the host's users) and from
+# 0xFF000000 (the runtime's) are not the profile's to give.
+IDS_MSG="the agent profile gives a container only host ids from 65536 to 4278190079 (below: the host's users; above: the runtime's)"
+
+# with_maps UHOST USIZE GHOST GSIZE: the original config.json with a new user namespace mapping
+# container id 0 to these host ids.
+with_maps() {
+  jq --argjson uh "$1" --argjson us "$2" --argjson gh "$3" --argjson gs "$4" \
+    '.linux.namespaces = ([.linux.namespaces[] | select(.type != "user")] + [{"type": "user"}])
+     | .linux.uidMappings = [{"containerID": 0, "hostID": $uh, "size": $us}]
+     | .linux.gidMappings = [{"containerID": 0, "hostID": $gh, "size": $gs}]' \
+    "$ROOT/config.json.orig" >"$BUNDLE/config.json"
+}
+
+@test "agent: --agent refuses config.json's mappings to host root, the host's users or the runtime's ids" {
+  sh_args 'id -u; cat /proc/self/uid_map /proc/self/gid_map'
+  cp "$BUNDLE/config.json" "$ROOT/config.json.orig"
+  local m
+  for m in '0 1 200000 65536|uidMappings[0]: host ids 0-0' \
+    '200000 65536 0 65536|gidMappings[0]: host ids 0-65535' \
+    '1000 1 200000 65536|uidMappings[0]: host ids 1000-1000' \
+    '60000 10000 200000 65536|uidMappings[0]: host ids 60000-69999' \
+    '200000 65536 4278190000 100|gidMappings[0]: host ids 4278190000-4278190099'; do
+    # shellcheck disable=SC2086
+    with_maps ${m%%|*}
+    agentrt_detached create --agent -b "$BUNDLE" "$CID"
+    [ "$status" -eq 1 ]
+    [ "$output" = "agentrt: config.json: linux.${m#*|}: $IDS_MSG" ]
+  done
+  # The annotation alike.
+  with_maps 0 1 200000 65536
+  update_config '.annotations["io.agentrt.profile"] = "agent"'
+  agentrt_detached create -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [ "$output" = "agentrt: config.json: linux.uidMappings[0]: host ids 0-0: $IDS_MSG" ]
+  leaves_nothing
+  # A range of its own is kept.
+  with_maps 200000 65536 300000 65536
+  agentrt run --agent -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = 0 ]
+  [ "$(echo ${lines[1]})" = "0 200000 65536" ] && [ "$(echo ${lines[2]})" = "0 300000 65536" ]
+  leaves_nothing
+}
+
+# userns_holder: the pid of a process that sleeps in a new user namespace mapping container ids
+# 0-65535 to host ids 0-65535 (unshare's --map-users needs newuidmap and /etc/subuid).
+userns_holder() {
+  python3 -c 'import ctypes, os, time
+libc = ctypes.CDLL(None, use_errno=True)
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    null = os.open("/dev/null", os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    if libc.unshare(0x10000000) != 0:  # CLONE_NEWUSER
+        os._exit(1)
+    os.write(w, b"x")
+    time.sleep(1000)
+    os._exit(0)
+os.close(w)
+if os.read(r, 1) != b"x":
+    raise SystemExit("unshare")
+for f in ("uid_map", "gid_map"):
+    with open("/proc/%d/%s" % (pid, f), "w") as m:
+        m.write("0 0 65536\n")
+print(pid)' 3>&-
+}
+
+# A joined user namespace has no mappings in config.json that bind it: its maps are the kernel's.
+@test "agent: --agent refuses to join a user namespace that maps host root" {
+  local holder
+  holder=$(userns_holder)
+  update_config --arg p "/proc/$holder/ns/user" \
+    '.linux.namespaces = ([.linux.namespaces[] | select(.type != "user")] + [{"type": "user", "path": $p}])
+     | del(.linux.uidMappings, .linux.gidMappings)'
+  sh_args 'id -u; cat /proc/self/uid_map'
+  agentrt run --agent -b "$BUNDLE" "$CID"
+  kill "$holder"
+  wait "$holder" || true
+  [ "$status" -eq 1 ]
+  [ "$output" = "agentrt: the container's user namespace (uid_map): maps host ids 0-65535: $IDS_MSG" ]
+  leaves_nothing
+}
+
+# An idmapped mount gives the files of its mapping's container side (the ids on the host's disk)
+# to the ids of its host side: mapping 0 to the container's root made it the owner of host root's
+# files in any directory it could bind.
+@test "agent: --agent refuses an idmapped mount that gives the container host users' files" {
+  local d="$ROOT/hostdir" n
+  mkdir "$d"
+  echo host >"$d/f"
+  chmod 600 "$d/f"
+  # The index in the profile's copy, without the cgroup mounts.
+  n=$(jq '[.mounts[] | select(.type != "cgroup" and .type != "cgroup2")] | length' "$BUNDLE/config.json")
+  sh_args 'echo written >/host/f; cat /host/f'
+  update_config --arg d "$d" '.mounts += [{"destination": "/host", "type": "bind", "source": $d, "options": ["bind"],
+       "uidMappings": [{"containerID": 0, "hostID": 100000, "size": 65536}],
+       "gidMappings": [{"containerID": 0, "hostID": 100000, "size": 65536}]}]'
+  agentrt run --agent -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [ "$output" = "agentrt: config.json: mounts[$n].uidMappings[0]: the files of host ids 0-65535: $IDS_MSG" ]
+  [ "$(cat "$d/f")" = host ]
+  # Nor to host root, on the host side.
+  update_config '.mounts[-1].gidMappings = [{"containerID": 200000, "hostID": 0, "size": 1}]
+    | .mounts[-1].uidMappings = [{"containerID": 200000, "hostID": 100000, "size": 65536}]'
+  agentrt run --agent -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [ "$output" = "agentrt: config.json: mounts[$n].gidMappings[0]: host ids 0-0: $IDS_MSG" ]
+  leaves_nothing
+  # The files of ids the profile gives away may be the container's.
+  chown -R 200000:200000 "$d"
+  update_config '.mounts[-1].gidMappings = .mounts[-1].uidMappings'
+  agentrt run --agent -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ "$output" = written ]
+  [ "$(stat -c %u "$d/f")" -eq 200000 ]
+  leaves_nothing
+}
+
+# A hook of config.json that runs on the host ran as host root under --agent: whoever wrote the
+# bundle ran what they liked outside the sandbox.  The operator may allow them (Docker's
+# libnetwork hook); createContainer and startContainer run as the container's root and stay.
+@test "agent: --agent refuses config.json's host hooks unless agentrt.conf allows them" {
+  local k
+  for k in prestart createRuntime poststart poststop; do
+    update_config --arg k "$k" --arg f "$ROOT/$k.ran" \
+      '.hooks = {($k): [{"path": "/bin/touch", "args": ["touch", $f]}]}'
+    agentrt run --agent -b "$BUNDLE" "$CID"
+    [ "$status" -eq 1 ]
+    [ "$output" = "agentrt: config.json: hooks.$k: hooks run on the host as root: refused under the agent profile (agentrt.conf: agent_hooks = allow)" ]
+    [ ! -e "$ROOT/$k.ran" ]
+    leaves_nothing
+  done
+  # Without the profile, a bundle's hooks run as runc runs them.
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ -e "$ROOT/poststop.ran" ]
+  rm "$ROOT/poststop.ran"
+  printf 'agent_hooks = allow\n' >"$ROOT/agentrt.conf"
+  agentrt --config "$ROOT/agentrt.conf" run --agent -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ -e "$ROOT/poststop.ran" ]
+  printf 'agent_hooks = yes\n' >"$ROOT/agentrt.conf"
+  agentrt --config "$ROOT/agentrt.conf" run --agent -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"agentrt.conf:1: agent_hooks: \`yes\`: expected \`allow\` or \`refuse\`" ]]
   leaves_nothing
 }
 

@@ -46,6 +46,32 @@ teardown() { teardown_root; }
   [ "$output" = "CapEff:	0000000020200420" ]
 }
 
+# (uid_t) -1 is "unchanged" to setresuid and setresgid: a process asking for 4294967295 stayed
+# root (the init's or exec's ids before it changes them).
+@test "agentrt exec and create refuse uid and gid 4294967295, naming the field" {
+  local id
+  for id in 4294967295 0:4294967295; do
+    agentrt exec -u "$id" "$CID" id -u
+    [ "$status" -eq 1 ]
+    [ "$output" = "agentrt: --user: expected UID[:GID] as numbers from 0 to 4294967294, not \`$id\`" ]
+  done
+  agentrt exec --additional-gids 4294967295 "$CID" id -u
+  [ "$status" -eq 1 ]
+  [ "$output" = 'agentrt: --additional-gids: expected a number from 0 to 4294967294, not `4294967295`' ]
+  jq -n '{cwd: "/", args: ["/bin/id", "-u"], user: {uid: 4294967295, gid: 0}}' >"$ROOT/process.json"
+  agentrt exec --process "$ROOT/process.json" "$CID"
+  [ "$status" -eq 1 ]
+  [ "$output" = "agentrt: $ROOT/process.json: user.uid: 4294967295 is -1, \"unchanged\" to setresuid and setresgid: not an id" ]
+  for f in 'uid = 4294967295' 'gid = 4294967295' 'additionalGids = [4294967295]'; do
+    update_config ".process.user.$f"
+    agentrt_detached create -b "$BUNDLE" "$CID-2"
+    [ "$status" -eq 1 ]
+    [ "$output" = "agentrt: config.json: process.user.${f%% *}$([ "${f%% *}" = additionalGids ] && echo '[0]'): 4294967295 is -1, \"unchanged\" to setresuid and setresgid: not an id" ]
+    update_config 'del(.process.user.additionalGids) | .process.user.uid = 0 | .process.user.gid = 0'
+  done
+  [ ! -e "$ROOT/state/$CID-2" ]
+}
+
 @test "agentrt exec --process runs a process.json" {
   jq -n '{cwd: "/", args: ["/bin/sh", "-c", "echo from-json; id -u"], user: {uid: 7, gid: 7},
           env: ["PATH=/bin"]}' >"$ROOT/process.json"

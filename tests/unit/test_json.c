@@ -49,8 +49,8 @@ test_reader (void)
   cleanup_jnode struct ar_jnode *root = NULL;
   const struct ar_jnode *arr;
 
-  CHECK (ar_jparse ("{\"a\":[1,\"x\",true,null],\"k\":1,\"k\":2,\"big\":18446744073709551615}",
-                    "t.json", &root, &err)
+  CHECK (ar_jparse ("{\"a\":[1,\"x\",true,null],\"k\":2,\"big\":18446744073709551615}", "t.json",
+                    &root, &err)
          == 0);
   arr = ar_jget (root, "a");
   CHECK (ar_jtype (arr) == AR_J_ARRAY && ar_jlen (arr) == 4);
@@ -58,7 +58,7 @@ test_reader (void)
   CHECK_STR (ar_jstr (ar_jat (arr, 1)), "x");
   CHECK (ar_jbool (ar_jat (arr, 2)));
   CHECK (ar_jtype (ar_jat (arr, 3)) == AR_J_NULL);
-  CHECK_STR (ar_jnum_text (ar_jget (root, "k")), "2"); /* the last duplicate wins */
+  CHECK_STR (ar_jnum_text (ar_jget (root, "k")), "2");
   CHECK_STR (ar_jnum_text (ar_jget (root, "big")), "18446744073709551615");
   CHECK (ar_jget (root, "missing") == NULL);
   CHECK (ar_jget (arr, "a") == NULL); /* not an object */
@@ -366,6 +366,65 @@ test_reader_depth_counts_containers (void)
   return 0;
 }
 
+/* A key given twice in one object is refused, naming the object and the key: a reader that took
+   the first member and one that took the last would see two documents in one text.  */
+static int
+test_reader_duplicate_keys (void)
+{
+  static const struct
+  {
+    const char *text, *msg;
+  } cases[] = {
+    { "{\"process\":{},\"linux\":{},\"process\":{\"user\":{}}}",
+      "t.json: duplicate key `process`" },
+    { "{\"linux\":{\"resources\":{\"memory\":{\"limit\":1,\"limit\":0}}}}",
+      "t.json: linux.resources.memory: duplicate key `limit`" },
+    { "{\"mounts\":[{},{\"type\":\"bind\",\"type\":\"x\"}]}",
+      "t.json: mounts[1]: duplicate key `type`" },
+    /* One key to every reader of C strings.  */
+    { "{\"a\\u0000b\":1,\"a\":2}", "t.json: duplicate key `a`" },
+    /* Written differently, the same key.  */
+    { "{\"ab\":1,\"a\\u0062\":2}", "t.json: duplicate key `ab`" },
+    { "{\"\\u001b[31m\":1,\"\\u001b[31m\":2}", "t.json: duplicate key `?[31m`" },
+  };
+  cleanup_free char *many = xstrdup ("{");
+  cleanup_free char *msg = NULL;
+  struct ar_jnode *root = NULL;
+
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      cleanup_free char *m = NULL;
+      CHECK (parse_error (cases[i].text, &m) == 0);
+      CHECK_STR (m, cases[i].msg);
+    }
+  /* Keys that differ, in objects large enough to be sorted, pass; one repeated far apart does
+     not.  */
+  for (int i = 0; i < 5000; i++)
+    {
+      char *next = xasprintf ("%s\"k%d\":%d,", many, i, i);
+      free (many);
+      many = next;
+    }
+  many[strlen (many) - 1] = '}';
+  CHECK (ar_jparse (many, "t.json", &root, NULL) == 0);
+  CHECK (ar_jlen (root) == 5000);
+  ar_jfree (root);
+  many[strlen (many) - 1] = ',';
+  {
+    char *next = xasprintf ("%s\"k17\":0}", many);
+    free (many);
+    many = next;
+  }
+  CHECK (parse_error (many, &msg) == 0);
+  CHECK_STR (msg, "t.json: duplicate key `k17`");
+  /* Equal keys in different objects are not duplicates.  */
+  CHECK (ar_jparse ("{\"a\":{\"k\":1},\"b\":{\"k\":1},\"k\":[{\"k\":1},{\"k\":2}]}", "t.json",
+                    &root, NULL)
+         == 0);
+  ar_jfree (root);
+  return 0;
+}
+
 int
 main (void)
 {
@@ -382,5 +441,6 @@ main (void)
   RUN_TEST (test_writer_sticky_error);
   RUN_TEST (test_reader_depth);
   RUN_TEST (test_reader_depth_counts_containers);
+  RUN_TEST (test_reader_duplicate_keys);
   TAP_END ();
 }

@@ -50,7 +50,7 @@ static const char full_config[]
     = "{ 'ociVersion': '1.2.0', 'unknownTopLevel': { 'x': [1, 2.5, null] },"
       "  'process': {"
       "    'terminal': true, 'consoleSize': { 'height': 24, 'width': 80 },"
-      "    'user': { 'uid': 1000, 'gid': 1001, 'umask': 18, 'additionalGids': [5, 4294967295],"
+      "    'user': { 'uid': 1000, 'gid': 1001, 'umask': 18, 'additionalGids': [5, 4294967294],"
       "              'username': 'alice' },"
       "    'args': ['/bin/sh', '-c', 'echo hi'], 'env': ['PATH=/bin', 'TERM=xterm'],"
       "    'cwd': '/home',"
@@ -149,7 +149,7 @@ check_full_process (const struct spec_process *p)
   CHECK (p->console_height == 24 && p->console_width == 80);
   CHECK (p->user.uid == 1000 && p->user.gid == 1001);
   CHECK (p->user.umask.set && p->user.umask.v == 18);
-  CHECK (p->user.n_additional_gids == 2 && p->user.additional_gids[1] == UINT32_MAX);
+  CHECK (p->user.n_additional_gids == 2 && p->user.additional_gids[1] == UINT32_MAX - 1);
   CHECK_STR (p->user.username, "alice");
   CHECK (p->args.n == 3 && p->args.v[3] == NULL);
   CHECK_STR (p->args.v[2], "echo hi");
@@ -403,6 +403,7 @@ test_runc_spec (void)
 #define SYSCALL(members) SECCOMP ("'syscalls': [ { 'names': ['read'], " members " } ]")
 #define ARG(members) SYSCALL ("'action': 'SCMP_ACT_ALLOW', 'args': [ { " members " } ]")
 #define E "config.json: "
+#define ID_UNCHANGED "4294967295 is -1, \"unchanged\" to setresuid and setresgid: not an id"
 
 struct bad_case
 {
@@ -470,6 +471,11 @@ static const struct bad_case bad_process[] = {
     E "process.user.gid: expected an integer in [0, 4294967295]" },
   { PROC ("'user': { 'additionalGids': [1, '2'] }"),
     E "process.user.additionalGids[1]: expected an integer" },
+  /* (uid_t) -1: setresuid(-1, ...) would leave the process root.  */
+  { PROC ("'user': { 'uid': 4294967295 }"), E "process.user.uid: " ID_UNCHANGED },
+  { PROC ("'user': { 'gid': 4294967295 }"), E "process.user.gid: " ID_UNCHANGED },
+  { PROC ("'user': { 'additionalGids': [1, 4294967295] }"),
+    E "process.user.additionalGids[1]: " ID_UNCHANGED },
   { PROC ("'user': { 'username': false }"), E "process.user.username: expected a string" },
   { PROC ("'env': [ 'A=1', null ]"), E "process.env[1]: expected a string" },
   { PROC ("'capabilities': { 'bounding': ['CAP_KILL', 'CAP_FOO'] }"),
@@ -837,12 +843,12 @@ test_load_bundle (void)
 }
 
 /* Caps (spec.h): a config of BEFORE, N copies of ITEM joined by ',', and AFTER, all in single
-   quotes.  */
+   quotes.  A '#' in ITEM becomes the copy's number: an object's keys must differ (json.c).  */
 static char *
 repeat_config (const char *before, const char *item, size_t n, const char *after)
 {
   size_t lb = strlen (before), li = strlen (item), la = strlen (after);
-  char *sq = xmalloc (lb + n * (li + 1) + la + 1), *p = sq;
+  char *sq = xmalloc (lb + n * (li + 21) + la + 1), *p = sq;
   char *json;
 
   memcpy (p, before, lb);
@@ -851,8 +857,11 @@ repeat_config (const char *before, const char *item, size_t n, const char *after
     {
       if (i)
         *p++ = ',';
-      memcpy (p, item, li);
-      p += li;
+      for (const char *c = item; *c; c++)
+        if (*c == '#')
+          p += sprintf (p, "%zu", i);
+        else
+          *p++ = *c;
     }
   memcpy (p, after, la + 1);
   json = tap_json (sq);
@@ -948,7 +957,7 @@ test_caps_lists (void)
       SPEC_MAX_ID_MAPPINGS, E "linux.uidMappings: more than 340 entries" },
     { TOP_SQ "'hooks': { 'prestart': [", "{ 'path': '/bin/true' }", "] } }", SPEC_MAX_HOOKS,
       E "hooks.prestart: more than 128 entries" },
-    { TOP_SQ "'linux': { 'sysctl': { 'a': 'b', ", "'x': 'y'", "} } }", SPEC_MAX_ITEMS - 1,
+    { TOP_SQ "'linux': { 'sysctl': { 'a': 'b', ", "'x#': 'y'", "} } }", SPEC_MAX_ITEMS - 1,
       E "linux.sysctl: more than 1024 entries" },
     { TOP_SQ "'process': { 'cwd': '/', 'args': ['sh'], 'user': { 'additionalGids': [", "1",
       "] } } }", SPEC_MAX_STRINGS, E "process.user.additionalGids: more than 65536 entries" },
@@ -971,8 +980,8 @@ test_caps_annotations (void)
   cleanup_free char *over = NULL;
   cleanup_free char *fits = NULL;
 
-  CHECK (check_limit (TOP_SQ "'annotations': { 'a': 'b', ", "'k': 'v'", SPEC_MAX_ANNOTATIONS, "} }",
-                      E "annotations: more than 4096 entries")
+  CHECK (check_limit (TOP_SQ "'annotations': { 'a': 'b', ", "'k#': 'v'", SPEC_MAX_ANNOTATIONS,
+                      "} }", E "annotations: more than 4096 entries")
          == 0);
   memset (value, 'v', SPEC_MAX_ANNOTATION_BYTES);
   value[SPEC_MAX_ANNOTATION_BYTES - 1] = '\0'; /* with the key "k": exactly the cap */

@@ -552,7 +552,8 @@ struct build
   struct jdoc *doc;
   bool have_root;
   bool too_deep;
-  int depth; /* containers open */
+  char *duplicate; /* the error text of a key given twice in one object, or NULL */
+  int depth;       /* containers open */
   struct level at[AR_JSON_MAX_DEPTH];
 };
 
@@ -655,26 +656,6 @@ on_start_array (void *ctx)
   return on_open (ctx, AR_J_ARRAY);
 }
 
-static int
-on_close (void *ctx)
-{
-  struct build *b = ctx;
-  struct level *l = &b->at[--b->depth];
-  struct ar_jnode *n = l->node;
-
-  n->len = l->n;
-  if (l->n == 0)
-    return 1;
-  n->items = arena_alloc (b->doc, l->n * sizeof *n->items);
-  memcpy (n->items, l->items, l->n * sizeof *n->items);
-  if (n->type == AR_J_OBJECT)
-    {
-      n->keys = arena_alloc (b->doc, l->n * sizeof *n->keys);
-      memcpy (n->keys, l->keys, l->n * sizeof *n->keys);
-    }
-  return 1;
-}
-
 static void
 doc_free (struct jdoc *d)
 {
@@ -687,17 +668,30 @@ doc_free (struct jdoc *d)
   free (d);
 }
 
-/* The first levels of the path to the container that was too deep: enough to find where the
-   nesting starts.  Keys are cut short and their controls replaced, for a one-line error.  */
+/* Paths in errors name the first levels only: enough to find the place.  Keys are cut short
+   and their controls replaced, for a one-line error.  */
 #define PATH_LEVELS 8
 #define PATH_KEY_MAX 40
 
+static void
+show_key (const char *k, char out[PATH_KEY_MAX + 4])
+{
+  size_t len = strlen (k ? k : ""), n = len > PATH_KEY_MAX ? PATH_KEY_MAX : len;
+
+  for (size_t j = 0; j < n; j++)
+    out[j] = (unsigned char) k[j] < 0x20 || k[j] == 0x7f ? '?' : k[j];
+  strcpy (out + n, len > n ? "..." : "");
+}
+
+/* The path to the container at level `levels` (so many levels above it).  `pending`: that
+   container was refused, and is not among its parent's items (too deep); else it is the
+   parent's last item.  */
 static char *
-deep_path (const struct build *b)
+path_to (const struct build *b, int levels, bool pending)
 {
   char *path = xstrdup ("");
 
-  for (int i = 0; i < b->depth && i <= PATH_LEVELS; i++)
+  for (int i = 0; i < levels && i <= PATH_LEVELS; i++)
     {
       const struct level *l = &b->at[i];
       char *next;
@@ -705,22 +699,90 @@ deep_path (const struct build *b)
       if (i == PATH_LEVELS)
         next = xasprintf ("%s...", path);
       else if (l->node->type == AR_J_ARRAY)
-        /* The container on the way down is this level's last item; the one refused was not
-           added to the deepest level.  */
-        next = xasprintf ("%s[%zu]", path, i == b->depth - 1 ? l->n : l->n - 1);
+        next = xasprintf ("%s[%zu]", path, pending && i == levels - 1 ? l->n : l->n - 1);
       else
         {
           char key[PATH_KEY_MAX + 4];
-          size_t len = strlen (l->key ? l->key : ""), k = len > PATH_KEY_MAX ? PATH_KEY_MAX : len;
-          for (size_t j = 0; j < k; j++)
-            key[j] = (unsigned char) l->key[j] < 0x20 || l->key[j] == 0x7f ? '?' : l->key[j];
-          strcpy (key + k, len > k ? "..." : "");
+          show_key (l->key, key);
           next = xasprintf ("%s%s%s", path, i ? "." : "", key);
         }
       free (path);
       path = next;
     }
   return path;
+}
+
+static int
+cmp_key (const void *a, const void *b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* A key given twice in one object, or NULL.  Compared as C strings, as ar_jget compares them:
+   "a" and "a\u0000b" are one key to every reader.  Sorted when there are many: a 4 MiB document
+   may hold 200,000 members in one object.  */
+static const char *
+duplicate_key (const char **keys, size_t n)
+{
+  cleanup_free const char **sorted = NULL;
+  const char *dup = NULL;
+
+  if (n <= 16)
+    {
+      for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++)
+          if (strcmp (keys[i], keys[j]) == 0)
+            return keys[i];
+      return NULL;
+    }
+  sorted = xmalloc (n * sizeof *sorted);
+  memcpy (sorted, keys, n * sizeof *sorted);
+  qsort (sorted, n, sizeof *sorted, cmp_key);
+  for (size_t i = 1; i < n && dup == NULL; i++)
+    if (strcmp (sorted[i - 1], sorted[i]) == 0)
+      dup = sorted[i];
+  return dup;
+}
+
+/* An object with a key twice is refused.  Go's encoding/json (runc's) takes the last; every
+   reader here must agree with every other on which member counts, and one that took the first
+   (a copy that edits the first, profile.c) would check one member while another is used.  */
+static int
+check_keys (struct build *b, const struct level *l)
+{
+  const char *dup = duplicate_key (l->keys, l->n);
+  cleanup_free char *path = NULL;
+  char key[PATH_KEY_MAX + 4];
+
+  if (dup == NULL)
+    return 1;
+  path = path_to (b, b->depth - 1, false);
+  show_key (dup, key);
+  b->duplicate = xasprintf ("%s%sduplicate key `%s`", path, path[0] ? ": " : "", key);
+  return 0; /* yajl_status_client_canceled: the rest is not read */
+}
+
+static int
+on_close (void *ctx)
+{
+  struct build *b = ctx;
+  struct level *l = &b->at[b->depth - 1];
+  struct ar_jnode *n = l->node;
+
+  if (n->type == AR_J_OBJECT && l->n > 1 && check_keys (b, l) == 0)
+    return 0;
+  b->depth--;
+  n->len = l->n;
+  if (l->n == 0)
+    return 1;
+  n->items = arena_alloc (b->doc, l->n * sizeof *n->items);
+  memcpy (n->items, l->items, l->n * sizeof *n->items);
+  if (n->type == AR_J_OBJECT)
+    {
+      n->keys = arena_alloc (b->doc, l->n * sizeof *n->keys);
+      memcpy (n->keys, l->keys, l->n * sizeof *n->keys);
+    }
+  return 1;
 }
 
 static int
@@ -771,10 +833,12 @@ ar_jparse (const char *text, const char *what, struct ar_jnode **root, ar_error_
     st = yajl_complete_parse (h);
   if (b->too_deep)
     {
-      cleanup_free char *path = deep_path (b);
+      cleanup_free char *path = path_to (b, b->depth, true);
       ret = ar_make_error (err, 0, "%s: %s%snested deeper than %d levels", what, path,
                            path[0] ? ": " : "", AR_JSON_MAX_DEPTH);
     }
+  else if (b->duplicate)
+    ret = ar_make_error (err, 0, "%s: %s", what, b->duplicate);
   else if (st != yajl_status_ok || !b->have_root)
     ret = parse_error (h, text, what, err);
   yajl_free (h);
@@ -787,6 +851,7 @@ ar_jparse (const char *text, const char *what, struct ar_jnode **root, ar_error_
     doc_free (b->doc);
   else
     *root = &b->doc->root;
+  free (b->duplicate);
   free (b);
   return ret;
 }
@@ -825,7 +890,8 @@ ar_jget (const struct ar_jnode *obj, const char *key)
 {
   if (obj == NULL || obj->type != AR_J_OBJECT)
     return NULL;
-  /* The last duplicate wins, as in Go's encoding/json that runc uses.  */
+  /* The last, should an object hold a key twice (ar_jparse refuses that, as Go's encoding/json,
+     runc's reader, would take the last).  */
   for (size_t i = obj->len; i-- > 0;)
     if (strcmp (obj->keys[i], key) == 0)
       return obj->items[i];

@@ -70,9 +70,11 @@ parse_user (const char *s, struct spec_user *u, ar_error_t *err)
 
   if (colon)
     *colon = '\0';
-  if (!ar_parse_int64 (copy, 0, UINT32_MAX, &uid)
-      || (colon && !ar_parse_int64 (colon + 1, 0, UINT32_MAX, &gid)))
-    return ar_make_error (err, 0, "--user: expected UID[:GID] as numbers, not `%s`", s);
+  /* Not 4294967295: (uid_t) -1 is "unchanged" to setresuid, and the process would stay root.  */
+  if (!ar_parse_int64 (copy, 0, UINT32_MAX - 1, &uid)
+      || (colon && !ar_parse_int64 (colon + 1, 0, UINT32_MAX - 1, &gid)))
+    return ar_make_error (
+        err, 0, "--user: expected UID[:GID] as numbers from 0 to 4294967294, not `%s`", s);
   u->uid = (uint32_t) uid;
   if (colon)
     u->gid = (uint32_t) gid;
@@ -85,8 +87,9 @@ add_gids (char **gids, struct spec_user *u, ar_error_t *err)
   for (char **g = gids; g && *g; g++)
     {
       long long v;
-      if (!ar_parse_int64 (*g, 0, UINT32_MAX, &v))
-        return ar_make_error (err, 0, "--additional-gids: expected a number, not `%s`", *g);
+      if (!ar_parse_int64 (*g, 0, UINT32_MAX - 1, &v))
+        return ar_make_error (
+            err, 0, "--additional-gids: expected a number from 0 to 4294967294, not `%s`", *g);
       u->additional_gids
           = xrealloc (u->additional_gids, (u->n_additional_gids + 1) * sizeof *u->additional_gids);
       u->additional_gids[u->n_additional_gids++] = (uint32_t) v;

@@ -75,6 +75,7 @@ struct create_ctx
   int journal_fd;                /* the state directory's journal, for appending */
   struct egress_netns egress_ns; /* where the broker connects from (egress.h) */
   struct sources_plan sources;   /* bind sources the runtime opens for the init */
+  bool agent;                    /* under the agent profile */
 };
 
 static void
@@ -274,7 +275,16 @@ apply_edits (struct create_ctx *c, const struct sandbox_flags *f, ar_error_t *er
   c->config_text = text;
   spec_free (c->spec);
   c->spec = NULL;
-  return spec_parse (c->config_text, "config.json", &c->spec, err);
+  c->agent = pe.agent;
+  if (spec_parse (c->config_text, "config.json", &c->spec, err) < 0)
+    return -1;
+  /* The profile keeps the config's own user namespace and mappings (a pod's): not when they
+     would give the workload host ids that are not the profile's to give, such as host root.  */
+  if (!pe.agent)
+    return 0;
+  return profile_check_ids (c->spec, err) < 0
+             ? -1
+             : profile_check_hooks (c->spec, c->op.agent_hooks, err);
 }
 
 /* --disk caps the config's writable tmpfs mounts that have no size of their own too: a tmpfs
@@ -426,12 +436,19 @@ state_json_with (struct state *s, pid_t pid, enum state_status status)
   return json;
 }
 
-/* process_runtime_hooks_fn: prestart and createRuntime run here, in the runtime's namespaces.  */
+/* process_runtime_hooks_fn: prestart and createRuntime run here, in the runtime's namespaces.
+   The init has joined or made every namespace by now, and runs nothing of the workload's
+   before this returns: under the agent profile, the user namespace it is in is checked here,
+   by the kernel's own maps, since a joined one (linux.namespaces' path) has none in
+   config.json that bind it.  */
 static int
 runtime_hooks (pid_t init_pid, void *data, char **creating, char **created, ar_error_t *err)
 {
   struct create_ctx *c = data;
   const struct spec_hook_list *h = c->spec->hooks;
+
+  if (c->agent && profile_check_userns (init_pid, err) < 0)
+    return -1;
 
   *creating = state_json_with (c->st, init_pid, STATE_CREATING);
   *created = state_json_with (c->st, init_pid, STATE_CREATED);

@@ -113,10 +113,21 @@ set_audit_budget (struct operator_conf *c, const char *v, ar_error_t *err)
   return 0;
 }
 
+/* `allow` or `refuse` (the default).  */
+static int
+set_agent_hooks (struct operator_conf *c, const char *v, ar_error_t *err)
+{
+  if (strcmp (v, "allow") != 0 && strcmp (v, "refuse") != 0)
+    return ar_make_error (err, 0, "agent_hooks: `%s`: expected `allow` or `refuse`", v);
+  c->agent_hooks = strcmp (v, "allow") == 0;
+  return 0;
+}
+
 static const struct operator_key operator_keys[] = {
   { "audit_dir", set_audit_dir },
   { "audit_budget", set_audit_budget },
   { "pod_annotations", set_pod_annotations },
+  { "agent_hooks", set_agent_hooks },
 };
 
 /* `line_of`: for each key, the line that set it (0: none yet).  */

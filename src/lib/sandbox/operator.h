@@ -18,6 +18,11 @@
      pod_annotations = K,…    operator-only annotation keys that config.json may nevertheless
                               use on this node (annotations.h); io.agentrt.audit then names a
                               file directly under audit_dir, nothing else
+     agent_hooks = allow      under the agent profile, config.json's hooks that run on the host
+                              as root (prestart, createRuntime, poststart, poststop) are run;
+                              default `refuse`: create fails naming the first.  An engine's own
+                              hooks (Docker's libnetwork prestart hook) need it; in Kubernetes no
+                              pod can write a hook, a bundle's author by hand can
 
    A key is a row of the table in operator.c and a member here.  */
 #ifndef AGENTRT_OPERATOR_H
@@ -35,6 +40,7 @@ struct operator_conf
   char *audit_dir;                 /* absolute, without a trailing '/'; NULL: ROOT/ID/audit.jsonl */
   char **pod_annotations;          /* NULL-terminated, or NULL: none */
   unsigned long long audit_budget; /* bytes; 0: the default (--audit-budget wins) */
+  bool agent_hooks;                /* run config.json's host hooks under the agent profile */
 };
 
 /* Read `path`, or (named false) the default, whose absence is no error.  */

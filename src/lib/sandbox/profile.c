@@ -3,6 +3,7 @@
    document lacks are made.  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,39 @@ has_below (const struct edits *e, const char *path)
   return false;
 }
 
+/* For each member of `obj`, whether it is the one the reader takes (ar_jget: the last of a key
+   given more than once).  ar_jparse refuses such an object, so every member is, but an edit made
+   to one member while the reader takes another would be undone: the copy never relies on that.
+   Sorted, not compared pairwise: an object may have 200,000 members.  */
+struct member_ref
+{
+  const char *key;
+  size_t i;
+};
+
+static int
+cmp_member (const void *a, const void *b)
+{
+  const struct member_ref *x = a, *y = b;
+  int c = strcmp (x->key, y->key);
+  return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+static bool *
+members_taken (const struct ar_jnode *obj)
+{
+  size_t n = ar_jlen (obj);
+  bool *taken = xzalloc ((n ? n : 1) * sizeof *taken);
+  cleanup_free struct member_ref *refs = xmalloc ((n ? n : 1) * sizeof *refs);
+
+  for (size_t i = 0; i < n; i++)
+    refs[i] = (struct member_ref){ ar_jkey_at (obj, i), i };
+  qsort (refs, n, sizeof *refs, cmp_member);
+  for (size_t k = 0; k < n; k++)
+    taken[refs[k].i] = k + 1 == n || strcmp (refs[k].key, refs[k + 1].key) != 0;
+  return taken;
+}
+
 static void
 copy_node (struct ar_json *j, const struct ar_jnode *n)
 {
@@ -89,13 +123,17 @@ copy_node (struct ar_json *j, const struct ar_jnode *n)
       ar_json_arr_close (j);
       break;
     case AR_J_OBJECT:
-      ar_json_obj_open (j);
-      for (size_t i = 0; i < ar_jlen (n); i++)
-        {
-          ar_json_key (j, ar_jkey_at (n, i));
-          copy_node (j, ar_jat (n, i));
-        }
-      ar_json_obj_close (j);
+      {
+        cleanup_free bool *taken = members_taken (n);
+        ar_json_obj_open (j);
+        for (size_t i = 0; i < ar_jlen (n); i++)
+          if (taken[i])
+            {
+              ar_json_key (j, ar_jkey_at (n, i));
+              copy_node (j, ar_jat (n, i));
+            }
+        ar_json_obj_close (j);
+      }
       break;
     }
 }
@@ -161,14 +199,29 @@ emit_missing (struct ar_json *j, const char *path, struct edits *e)
     }
 }
 
+/* The members of the copy are those the reader takes (members_taken).  A key with a '/' is on no
+   edit's path (edit paths are made of config.json's own keys, which have none), so it is copied
+   as it is: "linux/resources" is not linux.resources.  */
 static void
 emit_object (struct ar_json *j, const struct ar_jnode *obj, const char *path, struct edits *e)
 {
+  cleanup_free bool *taken = obj ? members_taken (obj) : NULL;
+
   ar_json_obj_open (j);
   for (size_t i = 0; obj && i < ar_jlen (obj); i++)
     {
-      cleanup_free char *sub = child_path (path, ar_jkey_at (obj, i));
-      ar_json_key (j, ar_jkey_at (obj, i));
+      const char *key = ar_jkey_at (obj, i);
+      cleanup_free char *sub = NULL;
+
+      if (!taken[i])
+        continue;
+      ar_json_key (j, key);
+      if (strchr (key, '/'))
+        {
+          copy_node (j, ar_jat (obj, i));
+          continue;
+        }
+      sub = child_path (path, key);
       emit_member (j, ar_jat (obj, i), sub, e);
     }
   emit_missing (j, path, e);
@@ -412,4 +465,110 @@ profile_apply (const char *text, const struct profile_edits *pe, char **out, ar_
     }
   edits_release (&e);
   return ret;
+}
+
+/* [first, first + size) within the ids the agent profile gives away.  */
+static bool
+ids_given (uint32_t first, uint32_t size)
+{
+  uint64_t end = (uint64_t) first + (size ? size : 1);
+  return first >= PROFILE_HOST_ID_MIN && end <= PROFILE_HOST_ID_END;
+}
+
+static int
+refuse_ids (const char *where, const char *what, uint32_t first, uint32_t size, ar_error_t *err)
+{
+  uint64_t last = (uint64_t) first + (size ? size : 1) - 1;
+  return ar_make_error (err, 0,
+                        "%s: %s %" PRIu32 "-%" PRIu64 ": the agent profile gives a container only "
+                        "host ids from %u to %u (below: the host's users; above: the runtime's)",
+                        where, what, first, last, PROFILE_HOST_ID_MIN, PROFILE_HOST_ID_END - 1);
+}
+
+static int
+check_map (const char *where, const struct spec_id_mapping *m, size_t n, bool files,
+           ar_error_t *err)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      cleanup_free char *at_i = xasprintf ("%s[%zu]", where, i);
+      if (!ids_given (m[i].host_id, m[i].size))
+        return refuse_ids (at_i, "host ids", m[i].host_id, m[i].size, err);
+      /* An idmapped mount gives the files of these host ids to the container's.  */
+      if (files && !ids_given (m[i].container_id, m[i].size))
+        return refuse_ids (at_i, "the files of host ids", m[i].container_id, m[i].size, err);
+    }
+  return 0;
+}
+
+int
+profile_check_ids (const struct spec *s, ar_error_t *err)
+{
+  const struct spec_linux *l = &s->linux_;
+
+  if (check_map ("config.json: linux.uidMappings", l->uid_mappings, l->n_uid_mappings, false, err)
+          < 0
+      || check_map ("config.json: linux.gidMappings", l->gid_mappings, l->n_gid_mappings, false,
+                    err)
+             < 0)
+    return -1;
+  for (size_t i = 0; i < s->n_mounts; i++)
+    {
+      const struct spec_mount *m = &s->mounts[i];
+      cleanup_free char *u = xasprintf ("config.json: mounts[%zu].uidMappings", i);
+      cleanup_free char *g = xasprintf ("config.json: mounts[%zu].gidMappings", i);
+      if (check_map (u, m->uid_mappings, m->n_uid_mappings, true, err) < 0
+          || check_map (g, m->gid_mappings, m->n_gid_mappings, true, err) < 0)
+        return -1;
+    }
+  return 0;
+}
+
+int
+profile_check_hooks (const struct spec *s, bool allowed, ar_error_t *err)
+{
+  static const int on_host[]
+      = { SPEC_HOOK_PRESTART, SPEC_HOOK_CREATE_RUNTIME, SPEC_HOOK_POSTSTART, SPEC_HOOK_POSTSTOP };
+
+  for (size_t i = 0; !allowed && i < ARRAY_SIZE (on_host); i++)
+    if (s->hooks[on_host[i]].n > 0)
+      return ar_make_error (err, 0,
+                            "config.json: hooks.%s: hooks run on the host as root: refused under "
+                            "the agent profile (agentrt.conf: agent_hooks = allow)",
+                            spec_hook_names[on_host[i]]);
+  return 0;
+}
+
+/* One map as the kernel shows it to the runtime: host ids relative to the runtime's user
+   namespace, whatever the nesting.  An identity map ("0 0 4294967295") is the host's own
+   namespace, joined.  */
+static int
+check_kernel_map (pid_t pid, const char *file, ar_error_t *err)
+{
+  cleanup_free char *path = xasprintf ("/proc/%d/%s", (int) pid, file);
+  cleanup_file FILE *f = fopen (path, "re");
+  cleanup_free char *where = NULL;
+  uint32_t inside, host, size;
+  size_t n = 0;
+
+  if (f == NULL)
+    return ar_make_error (err, errno, "open `%s`", path);
+  where = xasprintf ("the container's user namespace (%s)", file);
+  while (fscanf (f, "%" SCNu32 " %" SCNu32 " %" SCNu32, &inside, &host, &size) == 3)
+    {
+      n++;
+      if (!ids_given (host, size))
+        return refuse_ids (where, "maps host ids", host, size, err);
+    }
+  if (n == 0)
+    return ar_make_error (err, 0, "%s: no ids mapped", where);
+  return 0;
+}
+
+int
+profile_check_userns (pid_t pid, ar_error_t *err)
+{
+  if (check_kernel_map (pid, "uid_map", err) < 0 || check_kernel_map (pid, "gid_map", err) < 0)
+    return -1;
+  return 0;
 }

@@ -6,6 +6,7 @@
 #define AGENTRT_PROFILE_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "agentrt/error.h"
 #include "spec/spec.h"
@@ -13,6 +14,12 @@
 /* The agent profile's host range for the container's root (a user namespace).  */
 #define PROFILE_AGENT_HOST_ID 100000
 #define PROFILE_AGENT_ID_COUNT 65536
+
+/* The host ids the agent profile lets a container have, [MIN, END): below are the host's own
+   users (useradd's ids end at 60000, and the kubelet keeps the first 65536 for the host), from
+   END up the runtime's own (kept for the owners of containers' user namespaces).  */
+#define PROFILE_HOST_ID_MIN 65536u
+#define PROFILE_HOST_ID_END 0xFF000000u
 
 struct profile_edits
 {
@@ -38,5 +45,22 @@ bool profile_edits_any (const struct profile_edits *e);
    256 pids unless set, and the annotations io.agentrt.ephemeral=true, io.agentrt.timeout=10m and
    io.agentrt.disk=256m (the writable layer) unless set.  */
 int profile_apply (const char *text, const struct profile_edits *e, char **out, ar_error_t *err);
+
+/* Under the agent profile, the ids config.json maps: linux.uidMappings and gidMappings map only
+   to host ids in [PROFILE_HOST_ID_MIN, PROFILE_HOST_ID_END), and so do the mounts' (idmapped
+   mounts) on both sides: their container side is the ids of the files on the host, which an
+   idmapped mount would give to the container.  */
+int profile_check_ids (const struct spec *s, ar_error_t *err);
+
+/* Under the agent profile, config.json's hooks that run on the host, as the runtime's root and
+   outside every namespace and cgroup of the container (prestart, createRuntime, poststart,
+   poststop), unless the operator allows them (agentrt.conf agent_hooks): whoever writes the
+   bundle would otherwise run what they like as host root.  createContainer and startContainer
+   run as the container's root, in its namespaces, and are kept.  */
+int profile_check_hooks (const struct spec *s, bool allowed, ar_error_t *err);
+
+/* Under the agent profile, the user namespace `pid` is in (made or joined: the kernel's maps,
+   /proc/PID/uid_map and gid_map as the runtime sees them) maps only host ids in range.  */
+int profile_check_userns (pid_t pid, ar_error_t *err);
 
 #endif

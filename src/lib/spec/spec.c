@@ -747,25 +747,48 @@ parse_console_size (const struct jcur *v, void *out)
   return 0;
 }
 
+/* A user or group id the process is to have.  4294967295 is (uid_t) -1, which setresuid and
+   setresgid take as "leave this one unchanged": the process would keep the runtime's root.  */
 static int
-get_u32v (const struct jcur *obj, const char *key, size_t max, uint32_t **out, size_t *n)
+val_id (const struct jcur *v, uint32_t *out)
+{
+  uint64_t id = 0;
+
+  if (val_u64 (v, UINT32_MAX, &id) < 0)
+    return -1;
+  if (id == UINT32_MAX)
+    return fail (v, "4294967295 is -1, \"unchanged\" to setresuid and setresgid: not an id");
+  *out = (uint32_t) id;
+  return 0;
+}
+
+static int
+get_id (const struct jcur *obj, const char *key, uint32_t *out)
+{
+  struct jcur m;
+  int r = lookup (obj, key, false, &m);
+  if (r <= 0)
+    return r;
+  return val_id (&m, out) < 0 ? -1 : 1;
+}
+
+static int
+get_gids (const struct jcur *obj, const char *key, uint32_t **out, size_t *n)
 {
   struct jcur m;
   int r = open_kind (obj, key, false, AR_J_ARRAY, &m);
 
   if (r <= 0)
     return r;
-  if (check_count (&m, max) < 0)
+  if (check_count (&m, SPEC_MAX_STRINGS) < 0)
     return -1;
   *n = ar_jlen (m.node);
   *out = xzalloc (*n * sizeof **out);
   for (size_t i = 0; i < *n; i++)
     {
       struct jcur e = item (&m, i);
-      uint64_t id = 0;
-      if (val_u64 (&e, UINT32_MAX, &id) < 0)
+      if (val_id (&e, &(*out)[i]) < 0)
         return -1;
-      (*out)[i] = (uint32_t) id;
     }
   return 1;
 }
@@ -777,14 +800,13 @@ parse_user (const struct jcur *v, void *out)
   uint64_t umask = 0;
   int r;
 
-  if (get_u32 (v, "uid", false, &u->uid) < 0 || get_u32 (v, "gid", false, &u->gid) < 0)
+  if (get_id (v, "uid", &u->uid) < 0 || get_id (v, "gid", &u->gid) < 0)
     return -1;
   r = get_u64 (v, "umask", false, UINT32_MAX, &umask);
   if (r < 0)
     return -1;
   u->umask = (struct spec_i64){ .set = r > 0, .v = (int64_t) umask };
-  if (get_u32v (v, "additionalGids", SPEC_MAX_STRINGS, &u->additional_gids, &u->n_additional_gids)
-          < 0
+  if (get_gids (v, "additionalGids", &u->additional_gids, &u->n_additional_gids) < 0
       || get_str (v, "username", false, &u->username) < 0)
     return -1;
   return 0;
