@@ -2,15 +2,17 @@
    the child.  A new user namespace is made first among those the child creates, so every
    namespace it unshares afterwards is owned by it, as the runtime-spec expects.
 
-   Its owner is the host uid its root maps to, not host root: the kernel charges the per-user
-   counters of everything made inside (inotify instances, fanotify groups, user namespaces,
-   kernel/ucount.c inc_ucount) at each level up to the namespace's owner, so a container owned
-   by root could take all 128 inotify instances and fanotify groups of host root (and then
-   agentrt's own canary set-up of the next container failed).  The owner is the euid of the
-   process that creates the namespace, which the runtime cannot lend for the clone (it would
-   lose the capabilities that CLONE_INTO_CGROUP needs): the child, cloned as root, sets its euid
-   to that uid and unshares the user namespace itself (late_userns).  A new pid namespace is
-   then unshared after it (owned by it) and the init forked into it.  */
+   Its owner is not host root: the kernel charges the per-user counters of everything made
+   inside (inotify instances, fanotify groups, user namespaces, kernel/ucount.c inc_ucount) at
+   each level up to the namespace's owner, so a container owned by root could take all 128
+   inotify instances and fanotify groups of host root (and then agentrt's own canary set-up of
+   the next container failed).  Nor is it any uid a process runs as: the owner has every
+   capability in the namespace.  It is a uid of agentrt's reserved range, one per container
+   (state/owners.h).  The owner is the euid of the process that creates the namespace, which
+   the runtime cannot lend for the clone (it would lose the capabilities that
+   CLONE_INTO_CGROUP needs): the child, cloned as root, sets its euid to that uid and unshares
+   the user namespace itself (late_userns).  A new pid namespace is then unshared after it
+   (owned by it) and the init forked into it.  */
 #include <config.h>
 
 #include <errno.h>
@@ -94,21 +96,6 @@ plan_flags (struct ns_plan *p)
     p->unshare_flags &= ~CLONE_NEWNS;
 }
 
-/* The host ids of the new user namespace's root, or of its first mapping when root is not
-   mapped.  */
-static void
-userns_owner (const struct spec_linux *l, struct ns_plan *p)
-{
-  p->userns_owner = l->n_uid_mappings ? l->uid_mappings[0].host_id : 0;
-  p->userns_group = l->n_gid_mappings ? l->gid_mappings[0].host_id : 0;
-  for (size_t i = 0; i < l->n_uid_mappings; i++)
-    if (l->uid_mappings[i].container_id == 0)
-      p->userns_owner = l->uid_mappings[i].host_id;
-  for (size_t i = 0; i < l->n_gid_mappings; i++)
-    if (l->gid_mappings[i].container_id == 0)
-      p->userns_group = l->gid_mappings[i].host_id;
-}
-
 int
 namespaces_plan (const struct spec *s, struct ns_plan *p, ar_error_t *err)
 {
@@ -134,7 +121,10 @@ namespaces_plan (const struct spec *s, struct ns_plan *p, ar_error_t *err)
       return -1;
     }
   plan_flags (p);
-  userns_owner (l, p);
+  /* The kernel's own choice, the creator's: what a caller without CAP_SETUID gets.  Root's
+     runtime gives each container an owner of its own instead (state/owners.h).  */
+  p->userns_owner = geteuid ();
+  p->userns_group = getegid ();
   return 0;
 }
 

@@ -24,7 +24,7 @@ struct ns_plan
                              and as its owner (userns_owner) */
   bool userns_with_mnt;   /* the new mount namespace is unshared with the user namespace, so
                              that it is there when the runtime writes the maps (sources.h) */
-  uid_t userns_owner;     /* the host ids that own a new user namespace: those of its root */
+  uid_t userns_owner;     /* the host ids that own a new user namespace (state/owners.h) */
   gid_t userns_group;
 };
 

@@ -39,6 +39,7 @@
 #include "seccomp/oci.h"
 #include "spec/spec.h"
 #include "state/journal.h"
+#include "state/owners.h"
 #include "state/state.h"
 #include "supervisor/supervisor.h"
 #include "supervisor/vfiles.h"
@@ -327,7 +328,7 @@ prepare_create (struct create_ctx *c, ar_error_t *err)
   if (state_check_id (c->id, err) < 0 || container_operator_load (c->g, &c->op, err) < 0
       || resolve_bundle (c->o->bundle, &c->bundle, err) < 0 || load_config (c, err) < 0
       || apply_edits (c, &f, err) < 0 || check_rootfs (c, err) < 0 || check_process (c, err) < 0
-      || check_unsupported (c->spec, err) < 0
+      || owners_check_spec (c->spec, err) < 0 || check_unsupported (c->spec, err) < 0
       || sandbox_resolve (&c->spec->annotations, &f, &c->sb, err) < 0 || prepare_egress (c, err) < 0
       || prepare_policy (c, err) < 0
       || cgroup_resolve (c->spec, c->id, c->systemd_cgroup, &c->cg, err) < 0
@@ -839,6 +840,23 @@ state_dir_path (int dirfd, char **out, ar_error_t *err)
   return 0;
 }
 
+/* A new user namespace gets an owner of its own (state/owners.h), claimed once the state
+   directory that holds the claim exists.  A runtime without CAP_SETUID cannot choose: its
+   namespaces are its own (namespaces_plan).  */
+static int
+claim_userns_owner (struct create_ctx *c, ar_error_t *err)
+{
+  uid_t owner;
+
+  if (!c->ns.new_ns[SPEC_NS_USER] || geteuid () != 0)
+    return 0;
+  if (owners_claim (OWNERS_REGISTRY, c->state_dir, &owner, err) < 0)
+    return -1;
+  c->ns.userns_owner = owner;
+  c->ns.userns_group = (gid_t) owner;
+  return 0;
+}
+
 /* From the state directory on: the init, then its state and pid file.  */
 static int
 create_in (struct create_ctx *c, int dirfd, pid_t *pid_out, ar_error_t *err)
@@ -853,7 +871,7 @@ create_in (struct create_ctx *c, int dirfd, pid_t *pid_out, ar_error_t *err)
   if (c->journal_fd < 0 || state_save (dirfd, c->st, err) < 0
       || ar_replace_file (dirfd, CONFIG_COPY, c->config_text, strlen (c->config_text), 0600, err)
              < 0
-      || state_dir_path (dirfd, &c->state_dir, err) < 0
+      || state_dir_path (dirfd, &c->state_dir, err) < 0 || claim_userns_owner (c, err) < 0
       || spawn_in_cgroup (c, dirfd, &res, err) < 0)
     return -1;
   pid = res.pid;
