@@ -394,9 +394,11 @@ sys.exit(0 if fd >= 0 else 1)' "$1"
   [ "$status" -eq 0 ]
   pid=$(__agentrt state "$CID" | jq .pid)
   [ "$(ns_owner "$pid")" -ge $((0xff000000)) ]
-  agentrt exec "$CID" cat /proc/sys/user/max_inotify_instances /proc/sys/user/max_fanotify_groups
+  agentrt exec "$CID" cat /proc/sys/user/max_inotify_instances /proc/sys/user/max_fanotify_groups \
+    /proc/sys/user/max_inotify_watches /proc/sys/user/max_fanotify_marks
   [ "$status" -eq 0 ]
   [ "${lines[0]}" -eq 32 ] && [ "${lines[1]}" -eq 32 ]
+  [ "${lines[2]}" -eq 16384 ] && [ "${lines[3]}" -eq 16384 ]
   agentrt delete --force "$CID"
   leaves_nothing
 }
@@ -419,6 +421,24 @@ sys.exit(0 if fd >= 0 else 1)' "$1"
   [ "$status" -eq 0 ]
   agentrt delete --force "$CID-inotify"
   agentrt delete --force "$CID-fanotify"
+  leaves_nothing
+}
+
+# Watches and marks are counted per user too, and cost kernel memory: the namespace's own
+# limits stop the container at 16384 of each (ENOSPC), host root keeps its own.
+@test "agent: a container holds at most 16384 inotify watches and 16384 fanotify marks" {
+  local kind
+  build_probe "${BATS_RUN_TMPDIR:-/tmp}/probe" "$BUNDLE/rootfs"
+  for kind in inotify fanotify; do
+    update_config --arg k "$kind" '.root.readonly = false | .process.args = ["/bin/probe", "watch", $k, "16500", "/"]'
+    agentrt_detached run -d --agent -b "$BUNDLE" "$CID-$kind"
+    [ "$status" -eq 0 ]
+    wait_for "the probe's count" grep -q "^$kind watches: " "$ROOT/stdio.log"
+    grep "^$kind watches: " "$ROOT/stdio.log" >&2
+    grep -q "^$kind watches: 16384 made, then ENOSPC" "$ROOT/stdio.log"
+    host_root_can_make "$kind"
+    agentrt delete --force "$CID-$kind"
+  done
   leaves_nothing
 }
 

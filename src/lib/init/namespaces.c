@@ -209,20 +209,29 @@ namespaces_unshare (const struct ns_plan *p, ar_error_t *err)
 int
 namespaces_cap_fsnotify (const struct ns_plan *p, ar_error_t *err)
 {
-  static const char *const files[]
-      = { "/proc/sys/user/max_inotify_instances", "/proc/sys/user/max_fanotify_groups" };
-  char v[16];
-  int len = snprintf (v, sizeof v, "%d", POLICY_FSNOTIFY_MAX);
+  static const struct
+  {
+    const char *file;
+    int max;
+  } limits[] = {
+    { "/proc/sys/user/max_inotify_instances", POLICY_FSNOTIFY_MAX },
+    { "/proc/sys/user/max_fanotify_groups", POLICY_FSNOTIFY_MAX },
+    { "/proc/sys/user/max_inotify_watches", POLICY_FSNOTIFY_WATCHES_MAX },
+    { "/proc/sys/user/max_fanotify_marks", POLICY_FSNOTIFY_WATCHES_MAX },
+  };
 
   if (!p->late_userns || p->userns_owner == 0)
     return 0;
-  for (size_t i = 0; i < ARRAY_SIZE (files); i++)
+  for (size_t i = 0; i < ARRAY_SIZE (limits); i++)
     {
-      cleanup_close int fd = open (files[i], O_WRONLY | O_CLOEXEC);
+      cleanup_close int fd = open (limits[i].file, O_WRONLY | O_CLOEXEC);
+      char v[16];
+      int len = snprintf (v, sizeof v, "%d", limits[i].max);
+
       if (fd < 0 && errno == ENOENT)
         continue; /* a kernel without fanotify */
       if (fd < 0 || write (fd, v, (size_t) len) != len)
-        return ar_make_error (err, errno, "user namespace: write `%s`", files[i]);
+        return ar_make_error (err, errno, "user namespace: write `%s`", limits[i].file);
     }
   return 0;
 }
