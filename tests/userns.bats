@@ -357,6 +357,8 @@ print("setns ok" if r == 0 else "setns " + errno.errorcode[ctypes.get_errno()])'
     [ "${owners[$i]}" -ge $((0xff000000)) ] && [ "${owners[$i]}" -lt $((0xffff0000)) ]
   done
   [ "$(printf '%s\n' "${owners[@]}" | sort -u | wc -l)" -eq 4 ]
+  # The registry shared by both roots names each live container's state directory.
+  [ "$(grep -lxF -e "$ROOT/state/$CID-0" -e "$ROOT/state2/$CID-1" /run/agentrt-owners/* | wc -l)" -eq 2 ]
   for i in 0 1 2 3; do
     r=$ROOT/state; ((i % 2)) && r=$ROOT/state2
     "$AGENTRT" --root "$r" delete --force "$CID-$i"
@@ -369,6 +371,8 @@ print("setns ok" if r == 0 else "setns " + errno.errorcode[ctypes.get_errno()])'
   agentrt delete --force "$CID-next"
   leaves_nothing
   [ "$(state_dirs_left "$ROOT/state2")" -eq 0 ]
+  # delete frees the slots: no file of the registry names a state directory of this test.
+  [ -z "$(grep -rlsF "$ROOT/" /run/agentrt-owners)" ]
 }
 
 @test "userns: ids of the reserved owner range are refused in mappings and process.user, one line, nothing left" {

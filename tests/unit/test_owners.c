@@ -45,6 +45,40 @@ test_claim_distinct_and_reused (void)
 }
 
 static int
+test_release (void)
+{
+  cleanup_free char *reg = xasprintf ("%s/registry-release", tmp_root);
+  cleanup_free char *e = make_dir ("e");
+  cleanup_free char *f = make_dir ("f");
+  cleanup_free char *slot0 = xasprintf ("%s/0", reg);
+  ar_error_t err = NULL;
+  uid_t oe, of, og;
+
+  /* A registry that does not exist holds nothing.  */
+  CHECK (owners_release (reg, e, &err) == 0);
+  CHECK (owners_claim (reg, e, &oe, &err) == 0 && oe == OWNERS_BASE);
+  CHECK (owners_claim (reg, f, &of, &err) == 0 && of == OWNERS_BASE + 1);
+  CHECK (owners_release (reg, e, &err) == 0);
+  CHECK (access (slot0, F_OK) < 0);
+  /* e's directory still exists, its slot is free all the same.  */
+  CHECK (owners_claim (reg, f, &og, &err) == 0 && og == OWNERS_BASE);
+  return 0;
+}
+
+static int
+test_map_covers (void)
+{
+  CHECK (owners_map_covers ("         0          0 4294967295\n"));
+  CHECK (owners_map_covers ("0 0 4278190080\n4278190080 4278190080 16711680\n"));
+  /* Lines in any order.  */
+  CHECK (owners_map_covers ("4278190080 1 100\n0 0 4278190180\n4278190180 7 16711580\n"));
+  CHECK (!owners_map_covers ("         0     100000      65536\n"));
+  CHECK (!owners_map_covers ("0 0 4278190080\n4278190080 4278190080 16711679\n"));
+  CHECK (!owners_map_covers (""));
+  return 0;
+}
+
+static int
 test_registry_writable_by_others (void)
 {
   cleanup_free char *reg = make_dir ("open");
@@ -123,6 +157,8 @@ main (void)
   if (mkdtemp (tmp_root) == NULL)
     return 1;
   RUN_TEST (test_claim_distinct_and_reused);
+  RUN_TEST (test_release);
+  RUN_TEST (test_map_covers);
   RUN_TEST (test_registry_writable_by_others);
   RUN_TEST (test_reserved_range_refused);
   {

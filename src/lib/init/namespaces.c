@@ -96,6 +96,22 @@ plan_flags (struct ns_plan *p)
     p->unshare_flags &= ~CLONE_NEWNS;
 }
 
+/* Where the runtime cannot give the namespace an owner of its own (state/owners.h: not root,
+   or nested in a user namespace that does not map the reserved range), the host ids of its
+   root, or of its first mapping when root is not mapped: not host root, at least.  */
+static void
+userns_owner_fallback (const struct spec_linux *l, struct ns_plan *p)
+{
+  p->userns_owner = l->n_uid_mappings ? l->uid_mappings[0].host_id : 0;
+  p->userns_group = l->n_gid_mappings ? l->gid_mappings[0].host_id : 0;
+  for (size_t i = 0; i < l->n_uid_mappings; i++)
+    if (l->uid_mappings[i].container_id == 0)
+      p->userns_owner = l->uid_mappings[i].host_id;
+  for (size_t i = 0; i < l->n_gid_mappings; i++)
+    if (l->gid_mappings[i].container_id == 0)
+      p->userns_group = l->gid_mappings[i].host_id;
+}
+
 int
 namespaces_plan (const struct spec *s, struct ns_plan *p, ar_error_t *err)
 {
@@ -121,10 +137,7 @@ namespaces_plan (const struct spec *s, struct ns_plan *p, ar_error_t *err)
       return -1;
     }
   plan_flags (p);
-  /* The kernel's own choice, the creator's: what a caller without CAP_SETUID gets.  Root's
-     runtime gives each container an owner of its own instead (state/owners.h).  */
-  p->userns_owner = geteuid ();
-  p->userns_group = getegid ();
+  userns_owner_fallback (l, p);
   return 0;
 }
 

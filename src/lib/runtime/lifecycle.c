@@ -841,20 +841,35 @@ state_dir_path (int dirfd, char **out, ar_error_t *err)
 }
 
 /* A new user namespace gets an owner of its own (state/owners.h), claimed once the state
-   directory that holds the claim exists.  A runtime without CAP_SETUID cannot choose: its
-   namespaces are its own (namespaces_plan).  */
+   directory that holds the claim exists.  A runtime that is not root, or is nested in a user
+   namespace without the reserved ids, keeps namespaces_plan's fallback.  */
 static int
 claim_userns_owner (struct create_ctx *c, ar_error_t *err)
 {
   uid_t owner;
 
-  if (!c->ns.new_ns[SPEC_NS_USER] || geteuid () != 0)
+  if (!c->ns.new_ns[SPEC_NS_USER] || geteuid () != 0 || !owners_usable ())
     return 0;
   if (owners_claim (OWNERS_REGISTRY, c->state_dir, &owner, err) < 0)
     return -1;
   c->ns.userns_owner = owner;
   c->ns.userns_group = (gid_t) owner;
   return 0;
+}
+
+/* Once the container's processes are dead (delete, a failed create), before its state
+   directory is removed: its user namespace's owner may be another's.  Should this fail, the
+   slot is freed anyway once the state directory is gone (owners.c).  */
+static void
+release_userns_owner (int dirfd)
+{
+  cleanup_free char *path = NULL;
+  ar_error_t e = NULL;
+
+  if (geteuid () != 0)
+    return;
+  if (state_dir_path (dirfd, &path, &e) < 0 || owners_release (OWNERS_REGISTRY, path, &e) < 0)
+    warn_release (&e);
 }
 
 /* From the state directory on: the init, then its state and pid file.  */
@@ -953,6 +968,8 @@ create_container (const struct ar_globals *g, const char *id, const struct ar_cr
         }
       if (c.cg_made)
         remove_cgroup (&c.cg);
+      if (c.ns.userns_owner >= OWNERS_BASE)
+        release_userns_owner (dirfd);
       (void) state_dir_remove (rootfd, id, NULL); /* the error in hand is the one to report */
       return -1;
     }
@@ -1359,6 +1376,7 @@ delete_locked (const struct ar_globals *g, int dirfd, struct state *s, bool forc
     }
   if (damage == NULL)
     run_hooks_warn (dirfd, s, SPEC_HOOK_POSTSTOP, "poststop");
+  release_userns_owner (dirfd);
   rootfd = state_root_open (container_root (g), false, err);
   if (rootfd < 0 || state_dir_remove (rootfd, s->id, err) < 0)
     {

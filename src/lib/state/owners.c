@@ -1,10 +1,12 @@
 /* User namespace owners: a reserved uid per live container (owners.h).  */
 #include <config.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -141,4 +143,102 @@ owners_claim (const char *registry, const char *state_dir, uid_t *owner, ar_erro
     }
   return ar_make_error (err, EAGAIN, "user namespace owners: all %u slots of `%s` are held",
                         OWNERS_SLOTS, registry);
+}
+
+bool
+owners_map_covers (const char *map)
+{
+  uint64_t want = OWNERS_BASE, end = (uint64_t) OWNERS_BASE + OWNERS_SLOTS;
+
+  /* Lines are "inside outside count"; the kernel keeps them sorted by neither, so the covered
+     prefix of [want, end) grows until no line extends it.  */
+  for (bool grew = true; grew && want < end;)
+    {
+      const char *line = map;
+      grew = false;
+      while (line && *line)
+        {
+          unsigned long long in, out, count;
+          if (sscanf (line, "%llu %llu %llu", &in, &out, &count) == 3 && in <= want
+              && want < in + count)
+            {
+              want = in + count;
+              grew = true;
+            }
+          line = strchr (line, '\n');
+          line = line ? line + 1 : NULL;
+        }
+    }
+  return want >= end;
+}
+
+static bool
+map_file_covers (const char *path)
+{
+  cleanup_free char *text = NULL;
+  ar_error_t err = NULL;
+
+  if (ar_read_file (path, 1 << 16, &text, NULL, &err) < 0)
+    {
+      ar_error_release (&err);
+      return false;
+    }
+  return owners_map_covers (text);
+}
+
+bool
+owners_usable (void)
+{
+  return map_file_covers ("/proc/self/uid_map") && map_file_covers ("/proc/self/gid_map");
+}
+
+/* Does slot file `name` name `state_dir`?  */
+static bool
+slot_names (int dirfd, const char *name, const char *state_dir)
+{
+  cleanup_close int fd = openat (dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  char path[PATH_MAX + 1];
+  ssize_t n;
+
+  if (fd < 0)
+    return false;
+  n = read (fd, path, sizeof path - 1);
+  if (n <= 0)
+    return false;
+  path[n] = '\0';
+  path[strcspn (path, "\n")] = '\0';
+  return strcmp (path, state_dir) == 0;
+}
+
+/* Remove the slot files of `dirfd` (locked) that name `state_dir`.  */
+static int
+release_locked (int dirfd, const char *state_dir, ar_error_t *err)
+{
+  DIR *d = fdopendir (dup (dirfd));
+  struct dirent *e;
+  int ret = 0;
+
+  if (d == NULL)
+    return ar_make_error (err, errno, "user namespace owners: read the registry");
+  while (ret == 0 && (e = readdir (d)) != NULL)
+    if (e->d_name[0] != '.' && slot_names (dirfd, e->d_name, state_dir)
+        && unlinkat (dirfd, e->d_name, 0) < 0 && errno != ENOENT)
+      ret = ar_make_error (err, errno, "user namespace owners: remove slot `%s`", e->d_name);
+  closedir (d);
+  return ret;
+}
+
+int
+owners_release (const char *registry, const char *state_dir, ar_error_t *err)
+{
+  cleanup_close int dirfd = open (registry, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+  if (dirfd < 0)
+    return errno == ENOENT
+               ? 0
+               : ar_make_error (err, errno, "user namespace owners: open `%s`", registry);
+  /* Released when dirfd is closed.  */
+  if (flock (dirfd, LOCK_EX) < 0)
+    return ar_make_error (err, errno, "user namespace owners: lock `%s`", registry);
+  return release_locked (dirfd, state_dir, err);
 }

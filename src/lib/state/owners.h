@@ -13,12 +13,13 @@
    Slots are claimed in a registry shared by every agentrt on the host whatever its --root
    (OWNERS_REGISTRY, root's, mode 0700): one file per slot naming the state directory of the
    container that holds it, written under a lock on the directory (flock), lowest free slot
-   first.  A slot is free when its file is missing or its state directory is gone: delete
-   removes that directory last, after the container's processes are dead, so a slot is never
-   taken while the namespace it owns has a process in it.  */
+   first.  delete removes the file once the container's processes are dead; a slot whose state
+   directory is gone (a create that failed, a directory removed by hand) is free too, so a
+   slot is never taken while the namespace it owns has a process in it.  */
 #ifndef AGENTRT_OWNERS_H
 #define AGENTRT_OWNERS_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "agentrt/error.h"
@@ -36,8 +37,18 @@
 int owners_check_spec (const struct spec *s, ar_error_t *err);
 /* The same for one process's user (`what` names it in the error: "exec: process.user").  */
 int owners_check_user (const struct spec_user *u, const char *what, ar_error_t *err);
+/* Does the id map text MAP (/proc/self/uid_map's format) cover every owner id?  A runtime nested
+   in a user namespace that does not map them cannot use them (setresuid fails): it keeps the
+   fallback owner (namespaces.c).  */
+bool owners_map_covers (const char *map);
+/* Both of this process's id maps cover the owners.  */
+bool owners_usable (void);
 /* Claim a slot in `registry` for the container whose state directory is `state_dir` (an
    absolute path that exists): *owner is the uid (and gid) that owns its user namespace.  */
 int owners_claim (const char *registry, const char *state_dir, uid_t *owner, ar_error_t *err);
+/* Free the slots `registry` has for `state_dir` (delete, once the container's processes are
+   dead and before its state directory is removed: while it exists no other container can have
+   that path).  A missing registry holds nothing.  */
+int owners_release (const char *registry, const char *state_dir, ar_error_t *err);
 
 #endif
