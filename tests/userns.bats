@@ -386,6 +386,13 @@ print("setns ok" if r == 0 else "setns " + errno.errorcode[ctypes.get_errno()])'
   update_config '.linux.gidMappings += [{"containerID": 65536, "hostID": 4294967294, "size": 1}]'
   agentrt run -b "$BUNDLE" "$CID"
   [ "$status" -ne 0 ] && [[ $output == *'linux.gidMappings[1]'*'reserved range'* ]]
+  # An idmapped mount's host ids own what the container writes there.
+  cp "$ROOT/config.orig" "$cfg"
+  mkdir "$ROOT/src"
+  update_config --arg s "$ROOT/src" '.mounts += [{"destination": "/mnt", "type": "bind", "source": $s, "options": ["bind", "idmap"],
+      "uidMappings": [{"containerID": 0, "hostID": 4278190085, "size": 1}], "gidMappings": [{"containerID": 0, "hostID": 0, "size": 1}]}]'
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -ne 0 ] && [[ $output == *'mounts['*'].uidMappings[0]: host ids 4278190085-4278190085 reach'* ]]
   # Without a user namespace, process.user is a host id.
   cp "$ROOT/config.orig" "$cfg"
   update_config 'del(.linux.uidMappings, .linux.gidMappings) | .linux.namespaces |= map(select(.type != "user"))

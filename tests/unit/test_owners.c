@@ -148,6 +148,12 @@ test_reserved_range_refused (void)
                                "4294967295, 'size': 1}]}"),
                        "linux.gidMappings[0]")
          == 0);
+  CHECK (check_config (CONFIG ("'mounts': [{'destination': '/m', 'type': 'bind', 'source': '/s', "
+                               "'options': ['bind', 'idmap'], 'uidMappings': [{'containerID': 0, "
+                               "'hostID': 4278190085, 'size': 1}], 'gidMappings': "
+                               "[{'containerID': 0, 'hostID': 0, 'size': 1}]}]"),
+                       "mounts[0].uidMappings[0]: host ids 4278190085-4278190085")
+         == 0);
   return 0;
 }
 

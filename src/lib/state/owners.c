@@ -15,14 +15,15 @@
 #include "state/owners.h"
 #include "utils.h"
 
+/* `what`: the array's path in config.json ("linux.uidMappings").  */
 static int
 check_maps (const struct spec_id_mapping *m, size_t n, const char *what, ar_error_t *err)
 {
   for (size_t i = 0; i < n; i++)
     if (m[i].size > 0 && (uint64_t) m[i].host_id + m[i].size - 1 >= OWNERS_BASE)
       return ar_make_error (err, 0,
-                            "config.json: linux.%s[%zu]: host ids %u-%llu reach agentrt's "
-                            "reserved range of user namespace owners (%u and up)",
+                            "config.json: %s[%zu]: host ids %u-%llu reach agentrt's reserved "
+                            "range of user namespace owners (%u and up)",
                             what, i, (unsigned) m[i].host_id,
                             (unsigned long long) m[i].host_id + m[i].size - 1, OWNERS_BASE);
   return 0;
@@ -50,13 +51,32 @@ owners_check_user (const struct spec_user *u, const char *what, ar_error_t *err)
   return 0;
 }
 
+/* An idmapped mount's host ids are the owners of what the container writes there: a setuid
+   file of an owner's uid would make a host user that owner.  */
+static int
+check_mount_maps (const struct spec *s, ar_error_t *err)
+{
+  for (size_t i = 0; i < s->n_mounts; i++)
+    {
+      const struct spec_mount *m = &s->mounts[i];
+      cleanup_free char *uids = xasprintf ("mounts[%zu].uidMappings", i);
+      cleanup_free char *gids = xasprintf ("mounts[%zu].gidMappings", i);
+
+      if (check_maps (m->uid_mappings, m->n_uid_mappings, uids, err) < 0
+          || check_maps (m->gid_mappings, m->n_gid_mappings, gids, err) < 0)
+        return -1;
+    }
+  return 0;
+}
+
 int
 owners_check_spec (const struct spec *s, ar_error_t *err)
 {
   const struct spec_linux *l = &s->linux_;
 
-  if (check_maps (l->uid_mappings, l->n_uid_mappings, "uidMappings", err) < 0
-      || check_maps (l->gid_mappings, l->n_gid_mappings, "gidMappings", err) < 0)
+  if (check_maps (l->uid_mappings, l->n_uid_mappings, "linux.uidMappings", err) < 0
+      || check_maps (l->gid_mappings, l->n_gid_mappings, "linux.gidMappings", err) < 0
+      || check_mount_maps (s, err) < 0)
     return -1;
   return s->has_process ? owners_check_user (&s->process.user, "config.json: process.user", err)
                         : 0;
