@@ -55,6 +55,16 @@ enum sc_handler
    counts, namespaces.c); for the rest the supervisor counts (handlers/fsnotify.c).  */
 #define POLICY_FSNOTIFY_MAX 32
 
+/* inotify watches, and fanotify marks, one container with a user namespace of its own may
+   hold: its namespace's limits (user.max_inotify_watches, user.max_fanotify_marks).  Each
+   watch pins an inode in the kernel (about 1.3 KiB with the mark: the kernel's own
+   INOTIFY_WATCH_COST), so 16384 is about 21 MiB of kernel memory (the marks are charged to
+   the container's memory cgroup): twice the kernel's old fixed default (8192), enough for a file
+   watcher on a project without its dependency trees.  The host's per-user limits are sized from
+   memory (192530 and 205032 on the 2-CPU test machine) and shared by every process of that user.
+   Without a user namespace nothing caps them but the host's limit (README).  */
+#define POLICY_FSNOTIFY_WATCHES_MAX 16384
+
 /* BPF conditions of allow-if entries, on scalar arguments only.  */
 enum sc_cond
 {

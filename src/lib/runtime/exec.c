@@ -21,6 +21,7 @@
 #include "spec/spec.h"
 #include "supervisor/supervisor.h"
 #include "state/state.h"
+#include "state/owners.h"
 #include "runtime/console.h"
 #include "runtime/wait.h"
 #include "utils.h"
@@ -171,7 +172,8 @@ load_process (int dirfd, const struct ar_exec_opts *o, struct spec **spec,
         return -1;
       *out = &(*spec)->process;
     }
-  if (apply_overrides (o, *out, err) < 0)
+  if (apply_overrides (o, *out, err) < 0
+      || owners_check_user (&(*out)->user, "exec: process.user", err) < 0)
     return -1;
   if ((*out)->terminal && o->detach && o->console_socket == NULL)
     return ar_make_error (err, 0, "exec: a terminal with --detach needs --console-socket");

@@ -39,6 +39,7 @@
 #include "seccomp/oci.h"
 #include "spec/spec.h"
 #include "state/journal.h"
+#include "state/owners.h"
 #include "state/state.h"
 #include "supervisor/supervisor.h"
 #include "supervisor/vfiles.h"
@@ -337,7 +338,7 @@ prepare_create (struct create_ctx *c, ar_error_t *err)
   if (state_check_id (c->id, err) < 0 || container_operator_load (c->g, &c->op, err) < 0
       || resolve_bundle (c->o->bundle, &c->bundle, err) < 0 || load_config (c, err) < 0
       || apply_edits (c, &f, err) < 0 || check_rootfs (c, err) < 0 || check_process (c, err) < 0
-      || check_unsupported (c->spec, err) < 0
+      || owners_check_spec (c->spec, err) < 0 || check_unsupported (c->spec, err) < 0
       || sandbox_resolve (&c->spec->annotations, &f, &c->sb, err) < 0 || prepare_egress (c, err) < 0
       || prepare_policy (c, err) < 0
       || cgroup_resolve (c->spec, c->id, c->systemd_cgroup, &c->cg, err) < 0
@@ -856,6 +857,38 @@ state_dir_path (int dirfd, char **out, ar_error_t *err)
   return 0;
 }
 
+/* A new user namespace gets an owner of its own (state/owners.h), claimed once the state
+   directory that holds the claim exists.  A runtime that is not root, or is nested in a user
+   namespace without the reserved ids, keeps namespaces_plan's fallback.  */
+static int
+claim_userns_owner (struct create_ctx *c, ar_error_t *err)
+{
+  uid_t owner;
+
+  if (!c->ns.new_ns[SPEC_NS_USER] || geteuid () != 0 || !owners_usable ())
+    return 0;
+  if (owners_claim (OWNERS_REGISTRY, c->state_dir, &owner, err) < 0)
+    return -1;
+  c->ns.userns_owner = owner;
+  c->ns.userns_group = (gid_t) owner;
+  return 0;
+}
+
+/* Once the container's processes are dead (delete, a failed create), before its state
+   directory is removed: its user namespace's owner may be another's.  Should this fail, the
+   slot is freed anyway once the state directory is gone (owners.c).  */
+static void
+release_userns_owner (int dirfd)
+{
+  cleanup_free char *path = NULL;
+  ar_error_t e = NULL;
+
+  if (geteuid () != 0)
+    return;
+  if (state_dir_path (dirfd, &path, &e) < 0 || owners_release (OWNERS_REGISTRY, path, &e) < 0)
+    warn_release (&e);
+}
+
 /* From the state directory on: the init, then its state and pid file.  */
 static int
 create_in (struct create_ctx *c, int dirfd, pid_t *pid_out, ar_error_t *err)
@@ -870,7 +903,7 @@ create_in (struct create_ctx *c, int dirfd, pid_t *pid_out, ar_error_t *err)
   if (c->journal_fd < 0 || state_save (dirfd, c->st, err) < 0
       || ar_replace_file (dirfd, CONFIG_COPY, c->config_text, strlen (c->config_text), 0600, err)
              < 0
-      || state_dir_path (dirfd, &c->state_dir, err) < 0
+      || state_dir_path (dirfd, &c->state_dir, err) < 0 || claim_userns_owner (c, err) < 0
       || spawn_in_cgroup (c, dirfd, &res, err) < 0)
     return -1;
   pid = res.pid;
@@ -952,6 +985,8 @@ create_container (const struct ar_globals *g, const char *id, const struct ar_cr
         }
       if (c.cg_made)
         remove_cgroup (&c.cg);
+      if (c.ns.userns_owner >= OWNERS_BASE)
+        release_userns_owner (dirfd);
       (void) state_dir_remove (rootfd, id, NULL); /* the error in hand is the one to report */
       return -1;
     }
@@ -1358,6 +1393,7 @@ delete_locked (const struct ar_globals *g, int dirfd, struct state *s, bool forc
     }
   if (damage == NULL)
     run_hooks_warn (dirfd, s, SPEC_HOOK_POSTSTOP, "poststop");
+  release_userns_owner (dirfd);
   rootfd = state_root_open (container_root (g), false, err);
   if (rootfd < 0 || state_dir_remove (rootfd, s->id, err) < 0)
     {
