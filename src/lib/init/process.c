@@ -38,6 +38,7 @@
 #include "fdpass.h"
 #include "init/hooks.h"
 #include "init/process.h"
+#include "sandbox/egress.h"
 #include "supervisor/vfiles.h"
 #include "init/rlimits.h"
 #include "init/rootfs.h"
@@ -325,15 +326,15 @@ close_fds_except (unsigned from, int *keep, size_t n, ar_error_t *err)
 static int
 close_inherited (const struct process_init_cfg *c, int sock, ar_error_t *err)
 {
-  int keep[SPEC_NS_N + VF__N + 4];
+  int keep[SPEC_NS_N + VF__N + EGRESS_FILE__N + 3];
   size_t n = 0;
 
   keep[n++] = sock;
   keep[n++] = c->fifo_fd;
   for (size_t i = 0; c->vfile_fds && i < VF__N; i++)
     keep[n++] = c->vfile_fds[i];
-  if (c->hosts_fd)
-    keep[n++] = *c->hosts_fd;
+  for (size_t i = 0; c->egress_fds && i < EGRESS_FILE__N; i++)
+    keep[n++] = c->egress_fds[i];
   if (c->overlay_fd >= 0)
     keep[n++] = c->overlay_fd;
   for (size_t i = 0; i < SPEC_NS_N; i++)
@@ -504,7 +505,7 @@ init_setup (const struct process_init_cfg *c, int sock, struct init_states *st, 
           .userns = c->ns->new_ns[SPEC_NS_USER] || c->ns->join_fd[SPEC_NS_USER] >= 0,
           .no_pivot = c->no_pivot,
           .vfile_fds = c->vfile_fds,
-          .hosts_fd = c->hosts_fd,
+          .egress_fds = c->egress_fds,
           .overlay = c->overlay_fd >= 0,
           .overlay_fd = c->overlay_fd };
 

@@ -18,6 +18,10 @@
      pod_annotations = K,…    operator-only annotation keys that config.json may nevertheless
                               use on this node (annotations.h); io.agentrt.audit then names a
                               file directly under audit_dir, nothing else
+     dns_servers = ADDR[:PORT],…
+                              the servers the sandbox resolver asks (3 at most), instead of
+                              the nameservers of the resolv.conf of where the broker connects
+                              from (egress.h)
 
    A key is a row of the table in operator.c and a member here.  */
 #ifndef AGENTRT_OPERATOR_H
@@ -27,6 +31,8 @@
 
 #include "agentrt/error.h"
 
+struct dns_upstream;
+
 #define OPERATOR_CONFIG_DEFAULT "/etc/agentrt/agentrt.conf"
 
 struct operator_conf
@@ -35,6 +41,7 @@ struct operator_conf
   char *audit_dir;                 /* absolute, without a trailing '/'; NULL: ROOT/ID/audit.jsonl */
   char **pod_annotations;          /* NULL-terminated, or NULL: none */
   unsigned long long audit_budget; /* bytes; 0: the default (--audit-budget wins) */
+  struct dns_upstream *dns_servers; /* NULL: resolv.conf's */
 };
 
 /* Read `path`, or (named false) the default, whose absence is no error.  */

@@ -44,6 +44,7 @@
 #include "supervisor/control.h"
 #include "supervisor/kill.h"
 #include "supervisor/sv.h"
+#include "supervisor/sv_net.h"
 #include "supervisor/tracer.h"
 #include "supervisor/worker.h"
 #include "utils.h"
@@ -338,7 +339,6 @@ setup (const struct supervisor_cfg *c, int init_pidfd, int *ctl, int *sfd, int *
   the_sv.audit_arch = SV_NATIVE_AUDIT_ARCH;
   the_sv.nr_cpu_ids = host_nr_cpu_ids ();
   the_sv.cpumask_bytes = host_cpumask_bytes ();
-  the_sv.egress = c->egress;
   the_sv.cgroup_dirs = c->cgroup_dirs;
   the_sv.fsnotify_by_kernel = c->fsnotify_by_kernel;
   sv_audit_init (&the_sv, &c->audit);
@@ -358,7 +358,11 @@ setup (const struct supervisor_cfg *c, int init_pidfd, int *ctl, int *sfd, int *
     return ar_make_error (err, errno, "supervisor: event fds");
   if (open_outputs (c, err) < 0
       || policy_init (&the_sv.policy, policy_native_table (), &c->popts, err) < 0
-      || (c->egress && sv_egress_setup (&the_sv, init_pidfd, c->egress_netns_fd, err) < 0)
+      || (c->net
+          && (sv_net_init (&the_sv, c->net, c->upstream, c->host_addrs, the_sv.vfiles_dirfd, err)
+                  < 0
+              || sv_egress_container_ns (&the_sv, c->init_pid, err) < 0
+              || sv_egress_setup (&the_sv, init_pidfd, c->egress_netns_fd, err) < 0))
       || join_container (init_pidfd, c->init_pid, err) < 0)
     return -1;
   *ctl = control_listen (the_sv.state_dirfd, err);
@@ -446,6 +450,7 @@ refresh_vfiles (int tfd)
   if (vfiles_live_tick (&the_sv.limits, the_sv.vfiles_dirfd, &err) < 0)
     ar_log_error_release (&err);
   sv_audit_tick (&the_sv);
+  sv_net_tick (&the_sv);
 }
 
 static const struct supervisor_canary *
@@ -650,7 +655,7 @@ worker_role (const struct supervisor_cfg *c)
 {
   if (c->trace)
     return CONFINE_TRACER;
-  return c->egress ? CONFINE_BROKER : CONFINE_WORKER;
+  return c->net ? CONFINE_BROKER : CONFINE_WORKER;
 }
 
 void
@@ -671,7 +676,8 @@ worker_main (const struct supervisor_cfg *c, int ready_fd, int init_pidfd)
   if (setup (c, init_pidfd, &ctl, &sfd, &tfd, &err) < 0
       || confine_supervisor (worker_role (c), &err) < 0
       || (c->trace ? tracer_seize (c->init_pid, &err) < 0
-                   : (init_fd = add_notify_fd (c->notify_fd, -1, &err)) == NULL))
+                   : (init_fd = add_notify_fd (c->notify_fd, -1, &err)) == NULL)
+      || (the_sv.net && sv_resolver_start (&the_sv, &err) < 0))
     {
       cleanup_free char *text = ar_error_text (err);
       dprintf (ready_fd, "error: %s", text);
