@@ -103,6 +103,8 @@ deny_name (struct sv *sv, const struct dns_query *q)
   ar_json_kstr (j, "type", type);
   ar_json_kstr (j, "rcode", "NXDOMAIN");
   ar_json_kstr (j, "reason", "not-listed");
+  if (q->host_name)
+    ar_json_kstr (j, "ask", ask);
   ar_json_obj_close (j);
   args = ar_json_finish (j, NULL);
   sv_audit_query (sv, "deny", "egress-dns-deny", name, args);

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -86,6 +87,8 @@ static int watchdog_stat = -1; /* its /proc/PID/stat */
 /* The ptrace platform (the_cfg->trace, tracer.h): this thread traces the container's
    processes, and there are no notify fds.  */
 static enum tracer_drained traced = TRACER_IDLE;
+/* The channel to the watchdog, which keeps the deadline (worker.h).  */
+static int deadline_ch = -1;
 
 /* Handle one notification and answer it, unless a thread of its own will (the broker); its
    audit record is written after the answer.  */
@@ -404,6 +407,58 @@ trace_attached (pid_t pid, unsigned long long start)
   return 0;
 }
 
+/* A new deadline, for the watchdog to keep: its answer is the errno.  */
+static int
+tell_watchdog (int64_t ms, bool from_now, char **msg)
+{
+  struct worker_deadline d = { ms, from_now };
+  struct pollfd p = { .fd = deadline_ch, .events = POLLIN };
+
+  if (deadline_ch < 0 || send (deadline_ch, &d, sizeof d, MSG_NOSIGNAL) != (ssize_t) sizeof d
+      || poll (&p, 1, 2000) != 1 || recv (deadline_ch, &d, sizeof d, 0) != (ssize_t) sizeof d)
+    {
+      *msg = xstrdup ("the supervisor's watchdog did not take the new deadline");
+      return EIO;
+    }
+  if (d.ms != 0)
+    *msg = xasprintf ("the watchdog could not set the deadline: %s", strerror ((int) d.ms));
+  return (int) d.ms;
+}
+
+/* `agentrt update`: the allowlist or the deadline, changed while the container runs.  */
+static void
+take_update (struct control_request *r)
+{
+  cleanup_free char *msg = NULL;
+  cleanup_free char *detail = NULL;
+  int e;
+
+  switch (r->op)
+    {
+    case CONTROL_NET_SET:
+    case CONTROL_NET_ADD:
+    case CONTROL_NET_REMOVE:
+      e = sv_net_update (&the_sv,
+                         r->op == CONTROL_NET_SET   ? SV_NET_SET
+                         : r->op == CONTROL_NET_ADD ? SV_NET_ADD
+                                                    : SV_NET_REMOVE,
+                         r->text, &msg);
+      break;
+    default:
+      e = tell_watchdog (r->value, r->op == CONTROL_TIMEOUT_FROM_NOW, &msg);
+      if (e == 0)
+        {
+          detail = xasprintf ("the deadline is now %lld ms %s", (long long) r->value,
+                              r->op == CONTROL_TIMEOUT_FROM_NOW ? "from the update"
+                                                                : "from the container's creation");
+          sv_audit_event (&the_sv, "timeout-changed", "info", detail);
+        }
+      break;
+    }
+  control_answer_text (r->conn, e, msg);
+  free (r->text);
+}
+
 static void
 accept_attach (int ctl, int init_pidfd)
 {
@@ -414,6 +469,11 @@ accept_attach (int ctl, int init_pidfd)
   if (control_accept (ctl, &r, &err) < 0)
     {
       ar_log_error_release (&err);
+      return;
+    }
+  if (r.update)
+    {
+      take_update (&r);
       return;
     }
   if (the_cfg->trace || r.fd < 0)
@@ -659,7 +719,7 @@ worker_role (const struct supervisor_cfg *c)
 }
 
 void
-worker_main (const struct supervisor_cfg *c, int ready_fd, int init_pidfd)
+worker_main (const struct supervisor_cfg *c, int ready_fd, int init_pidfd, int deadline_fd)
 {
   ar_error_t err = NULL;
   int ctl = -1, sfd = -1, tfd = -1;
@@ -669,6 +729,7 @@ worker_main (const struct supervisor_cfg *c, int ready_fd, int init_pidfd)
 
   watchdog = getppid ();
   the_cfg = c;
+  deadline_ch = deadline_fd;
   snprintf (msg, sizeof msg, "/proc/%d/stat", (int) watchdog);
   watchdog_stat = open (msg, O_RDONLY | O_CLOEXEC);
   /* Confined before the first thread exists: capabilities and filters are per thread.  The
