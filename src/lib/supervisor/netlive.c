@@ -246,16 +246,27 @@ sv_net_denied (struct sv *sv, const char *kind, const char *target, const char *
 {
   struct sv_net *n = sv->net;
   struct sv_net_denial *d;
+  char line[sizeof d->line];
 
+  /* The target is the workload's (a name it asked for): only host-name characters reach the
+     file (dns_msg's host_name, addresses, netpolicy's entry text).  */
+  snprintf (line, sizeof line, "%s %s %s %s ask: %s", kind, target, err, reason, ask);
   pthread_mutex_lock (&n->denials_lock);
+  /* The same again (a stub asks for A and AAAA, and retries): the newest line, a new time.  */
+  d = &n->denials[(n->next_denial + SV_NET_DENIALS_MAX - 1) % SV_NET_DENIALS_MAX];
+  if (n->n_denials > 0 && strcmp (d->line, line) == 0)
+    {
+      clock_gettime (CLOCK_REALTIME, &d->when);
+      write_denials (n);
+      pthread_mutex_unlock (&n->denials_lock);
+      return;
+    }
   d = &n->denials[n->next_denial];
   n->next_denial = (n->next_denial + 1) % SV_NET_DENIALS_MAX;
   if (n->n_denials < SV_NET_DENIALS_MAX)
     n->n_denials++;
   clock_gettime (CLOCK_REALTIME, &d->when);
-  /* The target is the workload's (a name it asked for): only host-name characters reach the
-     file (dns_msg's host_name, addresses, netpolicy's entry text).  */
-  snprintf (d->line, sizeof d->line, "%s %s %s %s ask: %s", kind, target, err, reason, ask);
+  memcpy (d->line, line, sizeof line);
   write_denials (n);
   pthread_mutex_unlock (&n->denials_lock);
 }

@@ -633,7 +633,11 @@ decide (struct sv_call *c, const struct sockaddr_storage *ss, size_t len,
       d->reason = "not-container-socket";
       return;
     }
-  if (!inet || egress_is_loopback ((const struct sockaddr *) ss, len))
+  /* Loopback is the container's own, but for a name the operator let resolve to the host's
+     (special_ok): its other ports and programs are refused as any name's.  */
+  if (!inet
+      || (egress_is_loopback ((const struct sockaddr *) ss, len)
+          && !(v.name[0] && (v.why == DNS_DENY_PORT || v.why == DNS_DENY_PROGRAM))))
     {
       d->rule = "egress-local";
       return;
