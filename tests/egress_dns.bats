@@ -4,8 +4,8 @@
 # is the tests' own DNS server on the host's loopback (tests/lib/dns_server.py), named by
 # agentrt.conf's dns_servers, with CDN-like answers: several addresses, short TTLs, a CNAME to
 # another domain, rotating answers.  Web servers on loopback addresses stand behind the names.
-# The operator's --net-allow lets a name's answers be the host's loopback (config.json's could
-# not).  Nothing leaves the machine: every server is started here and stopped by pid.
+# The operator's --net-allow with agentrt.conf's dns_host_answers = allow lets a name's answers
+# be the host's loopback (config.json's could not, nor the list alone).  Nothing leaves the machine: every server is started here and stopped by pid.
 load helpers
 
 setup() {
@@ -29,7 +29,10 @@ dns_up() {
  "b.mirror.test": {"a": ["127.0.0.36"], "ttl": 60},
  "evil.test": {"a": ["127.0.0.41"], "ttl": 60},
  "far.test": {"a": ["192.0.2.10"], "ttl": 60},
- "shared.test": {"a": ["127.0.0.21"], "ttl": 60}}
+ "shared.test": {"a": ["127.0.0.21"], "ttl": 60},
+ "meta.test": {"a": ["169.254.169.254", "192.0.2.10", "0.0.0.0"], "aaaa": ["fe80::1", "fd00:ec2::254"], "ttl": 60},
+ "lo.test": {"a": ["127.0.0.21"], "ttl": 60},
+ "*.many.test": {"hashed": true, "ttl": 60}}
 EOF
   DNS_LOG=$ROOT/dns.log
   python3 "$BATS_TEST_DIRNAME/lib/dns_server.py" "$ROOT/zone.json" "$ROOT/dns.port" "$DNS_LOG" \
@@ -37,7 +40,8 @@ EOF
   SERVER_PIDS+=($!)
   wait_for "the DNS server" test -s "$ROOT/dns.port"
   DNS_PORT=$(cat "$ROOT/dns.port")
-  printf 'dns_servers = 127.0.0.1:%s\n' "$DNS_PORT" >"$ROOT/agentrt.conf"
+  # The tests' servers are on the host's loopback: the operator lets names resolve to it.
+  printf 'dns_servers = 127.0.0.1:%s\ndns_host_answers = allow\n' "$DNS_PORT" >"$ROOT/agentrt.conf"
   chmod 0600 "$ROOT/agentrt.conf"
 }
 
@@ -303,6 +307,150 @@ EOF
   agentrt run --audit-log "$AUDIT" -b "$BUNDLE" "$CID-b"
   [[ "$output" == *"set_mm=-1 errno=EPERM"* ]]
   ! grep -q '"syscall":"prctl"' "$AUDIT"
+}
+
+@test "egress dns: a name's answer of a metadata, link-local or unspecified address is never pinned; the host's loopback only with dns_host_answers" {
+  http_up 127.0.0.21
+  in_container "nslookup meta.test; echo leaked=\$(nslookup meta.test | grep -c -e 169.254 -e fe80 -e fd00 -e 0.0.0.0); nc 169.254.169.254 80 </dev/null 2>&1; echo nc=\$?; wget -q -O- http://lo.test:$HTTP_PORT/whoami; echo wget=\$?; cat /run/agentrt/denials"
+  run_allowed "meta.test:80,lo.test:$HTTP_PORT"
+  [ "$status" -eq 0 ]
+  # The upstream said 169.254.169.254 (a cloud's metadata service), 0.0.0.0, fe80::1 and AWS's
+  # fd00:ec2::254: the workload sees none of them, and a connect to one is unreachable.
+  grep -q '^meta.test A$' "$DNS_LOG" && grep -q '^meta.test AAAA$' "$DNS_LOG"
+  [[ "$output" == *"192.0.2.10"* ]]
+  [[ "$output" == *"leaked=0"* ]]
+  [[ "$output" == *"Network is unreachable"* ]] && [[ "$output" == *"nc=1"* ]]
+  grep -E "connect 169.254.169.254:80 ENETUNREACH" <<<"$output"
+  # The host's loopback, which the operator allowed for names (agentrt.conf), is reached.
+  [[ "$output" == *"127.0.0.21 lo.test:$HTTP_PORT"* ]] && [[ "$output" == *"wget=0"* ]]
+  # Without dns_host_answers, a name resolving to the host's loopback gets no address: the
+  # host's services stay out of reach of whoever answers for a listed name (DNS rebinding).
+  printf 'dns_servers = 127.0.0.1:%s\n' "$DNS_PORT" >"$ROOT/agentrt.conf"
+  in_container "nslookup lo.test; wget -q -O- http://lo.test:$HTTP_PORT/whoami; echo wget=\$?; wget -q -O- http://127.0.0.21:$HTTP_PORT/whoami; echo direct=\$?"
+  agentrt --config "$ROOT/agentrt.conf" run --net-allow "lo.test:$HTTP_PORT" -b "$BUNDLE" "$CID-b"
+  [ "$status" -eq 0 ]
+  [[ "$output" != *"127.0.0.21 lo.test"* ]]
+  [[ "$output" != *"Address: 127.0.0.21"* ]]
+  [[ "$output" == *"wget=1"* ]] && [[ "$output" == *"direct=1"* ]]
+}
+
+@test "egress dns: a hostile workload's malformed, huge and many queries leave the resolver answering, its own pins at worst evicted" {
+  debian_bundle
+  http_up 127.0.0.21
+  cat >"$ROOT/abuse.py" <<'PY'
+import errno, os, socket, struct, sys, time
+R = ("127.0.0.53", 53)
+def q(name, qtype=1, qid=7, flags=0x100, qd=1):
+    return struct.pack(">HHHHHH", qid, flags, qd, 0, 0, 0) + b"".join(bytes([len(l)]) + l.encode() for l in name.split(".")) + b"\0" + struct.pack(">HH", qtype, 1)
+def udp(msg, wait=2.0):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.settimeout(wait)
+    s.sendto(msg, R)
+    try:
+        r = s.recv(65535)
+    except socket.timeout:
+        return "none"
+    finally:
+        s.close()
+    flags, qd, an = struct.unpack(">HHH", r[2:8])
+    return "rcode=%d an=%d" % (flags & 15, an)
+def ok(tag):
+    t = time.monotonic()
+    r = udp(q("pypi.test"))
+    print(tag, r, "%.0fms" % ((time.monotonic() - t) * 1000), flush=True)
+loop = struct.pack(">HHHHHH", 7, 0x100, 1, 0, 0, 0) + b"\xc0\x0c" + struct.pack(">HH", 1, 1)
+bad = {"empty": b"", "short": b"\0" * 5, "loop": loop, "cut": q("pypi.test")[:-2],
+       "trailing": q("pypi.test") + b"x" * 100, "huge": q("pypi.test") + b"x" * 60000,
+       "response": q("pypi.test", flags=0x8100), "questions": q("pypi.test", qd=50),
+       "label": q("a" * 64 + ".test"), "long": q(".".join(["a" * 63] * 5)), "opcode": q("pypi.test", flags=0x2900)}
+for k, m in bad.items():
+    try:
+        print("bad", k, udp(m, 0.5), flush=True)
+    except OSError as e:
+        print("bad", k, "send", e.errno, flush=True)
+ok("after-malformed")
+# A flood of refused names, sent without waiting: each is NXDOMAIN, audited, at most.
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(5000):
+    s.sendto(q("x%d.evil.test" % i, qid=i), R)
+s.close()
+t = time.monotonic()
+while udp(q("pypi.test"), 0.2) == "none":
+    pass
+print("flood-drained %.0fms" % ((time.monotonic() - t) * 1000), flush=True)
+ok("after-flood")
+# More TCP clients than the resolver serves at once, holding on: UDP goes on; a length that
+# never comes, and a zero one, are let go.
+held = [socket.create_connection(R, timeout=3) for _ in range(20)]
+ok("tcp-held")
+held[0].sendall(b"\xff\xff" + b"x" * 10)
+held[1].sendall(b"\x00\x00")
+for c in held:
+    c.close()
+time.sleep(0.5)
+c = socket.create_connection(R, timeout=3)
+m = q("pypi.test")
+c.sendall(struct.pack(">H", len(m)) + m)
+print("tcp-after", len(c.recv(4096)) > 12, flush=True)
+c.close()
+# The workload's own pins: connect, then more names than the table holds, then again.
+a = socket.getaddrinfo("pypi.test", int(sys.argv[1]), socket.AF_INET, socket.SOCK_STREAM)[0][4]
+socket.create_connection(a, timeout=3).close()
+print("connect-before ok", flush=True)
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(3)
+answered = 0
+for i in range(1300):
+    s.sendto(q("n%d.many.test" % i, qid=i), R)
+    try:
+        s.recv(4096)
+        answered += 1
+    except socket.timeout:
+        pass
+print("many answered", answered, flush=True)
+try:
+    socket.create_connection(a, timeout=3).close()
+    print("connect-evicted ok", flush=True)
+except OSError as e:
+    print("connect-evicted", errno.errorcode[e.errno], flush=True)
+a = socket.getaddrinfo("pypi.test", int(sys.argv[1]), socket.AF_INET, socket.SOCK_STREAM)[0][4]
+socket.create_connection(a, timeout=3).close()
+print("connect-again ok", flush=True)
+PY
+  update_config --arg r "$ROOT" '.mounts += [{destination: "/t", type: "bind", source: $r, options: ["rbind", "ro"]}]'
+  update_config --arg p "$HTTP_PORT" '.process.args = ["python3", "/t/abuse.py", $p]'
+  run_allowed "pypi.test:$HTTP_PORT,*.many.test:80" --ephemeral
+  echo "$output" >&2
+  [ "$status" -eq 0 ]
+  # Malformed: FORMERR or NOTIMP for a query that has a header, nothing for less or a response.
+  [[ "$output" == *"bad empty none"* ]] && [[ "$output" == *"bad short none"* ]]
+  [[ "$output" == *"bad response none"* ]]
+  [[ "$output" == *"bad loop rcode=1"* ]] && [[ "$output" == *"bad cut rcode=1"* ]]
+  [[ "$output" == *"bad trailing rcode=1"* ]] && [[ "$output" == *"bad questions rcode=1"* ]]
+  [[ "$output" == *"bad label rcode=1"* ]] && [[ "$output" == *"bad long rcode=1"* ]]
+  [[ "$output" == *"bad opcode rcode=4"* ]]
+  [[ "$output" =~ bad\ huge\ (rcode=1|none|send) ]]
+  # Answered after each, well within a client's first timeout.
+  local tag
+  # A flood overflows the socket's buffer (the kernel drops what is over): a client's retry is
+  # answered.
+  [[ "$output" =~ flood-drained\ ([0-9]+)ms ]]
+  [ "${BASH_REMATCH[1]}" -lt 2000 ]
+  for tag in after-malformed after-flood tcp-held; do
+    [[ "$output" =~ $tag\ rcode=0\ an=1\ ([0-9]+)ms ]]
+    [ "${BASH_REMATCH[1]}" -lt 1000 ]
+  done
+  [[ "$output" == *"tcp-after True"* ]]
+  # The flood is in the audit log, bounded by its rate.
+  [ "$(stat -c %s "$AUDIT")" -lt $((4 << 20)) ]
+  # A flood of allowed names evicts the workload's own pins (least recently used first): a
+  # connect to an address resolved before is then refused (ENETUNREACH; here ECONNREFUSED, as a
+  # loopback address no pin holds is the container's own), until the name is resolved again.
+  # Only the workload's own names are at stake: the table is its sandbox's.
+  [[ "$output" == *"connect-before ok"* ]]
+  [[ "$output" =~ many\ answered\ 1[23][0-9][0-9] ]]
+  [[ "$output" == *"connect-evicted ECONNREFUSED"* ]]
+  [[ "$output" == *"connect-again ok"* ]]
 }
 
 @test "agentrt update --net-allow-remove shuts a brokered connection down at once; --net-allow-add opens a name" {

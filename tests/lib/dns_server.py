@@ -9,7 +9,9 @@
 #
 # ZONE: {"name": {"a": ["127.0.0.21", …], "aaaa": […], "cname": "other.name", "ttl": 30,
 #                 "pick": 1}}     pick: answer with that many of the addresses, rotating
-import json, os, socket, struct, sys, threading
+#       "*.name": {"hashed": true, "ttl": 60}: any name below, each with an address of its own
+#                                  in 127.1.0.0/16 (a flood of names, each a pin)
+import json, os, socket, struct, sys, threading, zlib
 
 zone_file, port_file, log_file = sys.argv[1], sys.argv[2], sys.argv[3]
 addr = sys.argv[4] if len(sys.argv) > 4 else "127.0.0.1"
@@ -43,8 +45,22 @@ def rr(name, rtype, ttl, data):
     return wire(name) + struct.pack(">HHIH", rtype, 1, ttl, len(data)) + data
 
 
+def lookup(name):
+    if name in zone:
+        return zone[name]
+    parts = name.split(".")
+    for i in range(1, len(parts)):
+        entry = zone.get("*." + ".".join(parts[i:]))
+        if entry is not None:
+            return entry
+    return None
+
+
 def addresses(name, entry, qtype):
     key, fam = ("a", socket.AF_INET) if qtype == 1 else ("aaaa", socket.AF_INET6)
+    if entry.get("hashed"):
+        h = zlib.crc32(name.encode())
+        return [socket.inet_pton(socket.AF_INET, "127.1.%d.%d" % (h >> 8 & 255, h & 255))] if qtype == 1 else []
     addrs = entry.get(key, [])
     if not addrs:
         return []
@@ -65,7 +81,7 @@ def answer(msg):
     log.write("%s %s\n" % (name.lower(), types.get(qtype, str(qtype))))
     records, rcode, cur = [], 0, name.lower().rstrip(".")
     for _ in range(8):
-        entry = zone.get(cur)
+        entry = lookup(cur)
         if entry is None:
             rcode = 3 if not records else 0
             break

@@ -68,7 +68,11 @@ test_parse_good (void)
   CHECK_STR (c.audit_dir, "/var/log/agentrt");
   operator_release (&c);
   CHECK (parse_is ("audit_budget = 16m\n", NULL, &c));
-  CHECK (c.audit_budget == 16ULL << 20);
+  CHECK (c.audit_budget == 16ULL << 20 && !c.dns_host_answers);
+  operator_release (&c);
+  CHECK (parse_is ("dns_host_answers = allow\n", NULL, &c) && c.dns_host_answers);
+  operator_release (&c);
+  CHECK (parse_is ("dns_host_answers = drop\n", NULL, &c) && !c.dns_host_answers);
   operator_release (&c);
   return 0;
 }
@@ -113,6 +117,8 @@ test_parse_errors (void)
                    "agentrt.conf:1: audit_budget: `63k`: expected a size of at least 64k (such as "
                    "64m)",
                    &c));
+  CHECK (parse_is ("dns_host_answers = yes\n",
+                   "agentrt.conf:1: dns_host_answers: `yes`: expected allow or drop", &c));
   CHECK (parse_is ("# no audit_dir\npod_annotations = io.agentrt.audit\n",
                    "agentrt.conf:2: pod_annotations: io.agentrt.audit needs audit_dir (the only "
                    "directory it may name a file in)",

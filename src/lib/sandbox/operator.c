@@ -129,8 +129,20 @@ set_dns_servers (struct operator_conf *c, const char *v, ar_error_t *err)
   return 0;
 }
 
+/* May names of the operator's lists resolve to the host's loopback?  Off by default: the list
+   names who may answer, not what they may answer, and a wildcard's names are run by others.  */
+static int
+set_dns_host_answers (struct operator_conf *c, const char *v, ar_error_t *err)
+{
+  if (strcmp (v, "allow") != 0 && strcmp (v, "drop") != 0)
+    return ar_make_error (err, 0, "dns_host_answers: `%s`: expected allow or drop", v);
+  c->dns_host_answers = strcmp (v, "allow") == 0;
+  return 0;
+}
+
 static const struct operator_key operator_keys[] = {
   { "dns_servers", set_dns_servers },
+  { "dns_host_answers", set_dns_host_answers },
   { "audit_dir", set_audit_dir },
   { "audit_budget", set_audit_budget },
   { "pod_annotations", set_pod_annotations },

@@ -22,6 +22,12 @@
                               the servers the sandbox resolver asks (3 at most), instead of
                               the nameservers of the resolv.conf of where the broker connects
                               from (egress.h)
+     dns_host_answers = allow|drop
+                              may a name of --net-allow resolve to the host's loopback or
+                              its interfaces' addresses (default drop: such an answer is
+                              removed and the address refused; link-local ones, a cloud's
+                              metadata service, are refused whatever this says, and
+                              config.json's lists never get either)
 
    A key is a row of the table in operator.c and a member here.  */
 #ifndef AGENTRT_OPERATOR_H
@@ -42,6 +48,7 @@ struct operator_conf
   char **pod_annotations;          /* NULL-terminated, or NULL: none */
   unsigned long long audit_budget; /* bytes; 0: the default (--audit-budget wins) */
   struct dns_upstream *dns_servers; /* NULL: resolv.conf's */
+  bool dns_host_answers;            /* names may resolve to the host's loopback (netpolicy.h) */
 };
 
 /* Read `path`, or (named false) the default, whose absence is no error.  */

@@ -259,8 +259,9 @@ resolve_net_allow (const struct sandbox_flags *f, const struct spec_map *a, stru
       out->net = NULL;
       return -1;
     }
-  /* The operator's list may let a name's answers be the host's own addresses (netpolicy.h).  */
-  out->net->special_ok = !out->egress_annotation;
+  /* The operator's list, when agentrt.conf says so, may let a name's answers be the host's own
+     addresses (netpolicy.h): never config.json's, never by the list alone.  */
+  out->net->special_ok = !out->egress_annotation && f->op && f->op->dns_host_answers;
   /* Checked, so that a bad value fails the pod's sandbox too, but not applied.  */
   if (!selected)
     {

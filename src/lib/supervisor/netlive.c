@@ -454,9 +454,10 @@ sv_net_update (struct sv *sv, enum sv_net_op op, const char *list, char **msg)
   r = updated_list (old, op, &given, next, msg);
   if (r == 0)
     {
-      /* The operator's, now: a name's answers may be the host's (netpolicy.h); an entry added
-         to config.json's list leaves the rest as it was.  */
-      next->special_ok = op == SV_NET_SET || old->special_ok;
+      /* Whether a name's answers may be the host's is agentrt.conf's, decided at create for the
+         list's origin (sandbox.c): an update keeps it (it never turns it on for a list
+         config.json gave).  */
+      next->special_ok = old->special_ok;
       before = policy_text (old, NULL);
       after = policy_text (next, NULL);
       n->policy = next;
