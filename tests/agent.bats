@@ -439,3 +439,142 @@ sys.exit(0 if fd >= 0 else 1)' "$1"
   [[ $status -ne 0 && $output == *'annotation io.agentrt.profile: `strict`'* ]]
   leaves_nothing
 }
+
+# A pod's app container joins the sandbox's IPC namespace, which belongs to the sandbox's user
+# namespace: the profile's container, root of a user namespace of its own, could not mount its
+# mqueue there, and shares no IPC objects with the pod's other containers.
+@test "agent: the profile makes a joined IPC namespace new, as it does the network one; exec joins the rest" {
+  local other
+  update_config '.process.args = ["/bin/sleep", "100"]'
+  agentrt_detached run -d -b "$BUNDLE" "$CID-other"
+  [ "$status" -eq 0 ]
+  other=$(__agentrt state "$CID-other" | jq .pid)
+  update_config --arg p "/proc/$other/ns" '.linux.namespaces |= map(if .type == "ipc" then .path = ($p + "/ipc")
+      elif .type == "uts" then .path = ($p + "/uts") else . end)
+    | del(.hostname) | .process.args = ["/bin/sh", "-c", "readlink /proc/self/ns/ipc; ls -d /dev/mqueue; exec sleep 100"]'
+  agentrt_detached run -d --agent -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  wait_for "the container's output" grep -q mqueue "$ROOT/stdio.log"
+  [ "$(sed -n 1p "$ROOT/stdio.log")" != "$(readlink "/proc/$other/ns/ipc")" ]
+  # exec joins the UTS namespace of the other container's user namespace before the
+  # container's own (the container's root has no capability there).
+  agentrt exec "$CID" readlink /proc/self/ns/uts
+  [ "$status" -eq 0 ]
+  [ "$output" = "$(readlink "/proc/$other/ns/uts")" ]
+  agentrt delete --force "$CID"
+  agentrt delete --force "$CID-other"
+  leaves_nothing
+}
+
+# ---- any bundle path -------------------------------------------------------------------------
+
+# private_bundle: the bundle moved under a directory made by `mktemp -d` (0700, host root's),
+# as every bundle containerd makes is; BUNDLE names it there.  The container's root is an
+# unprivileged host uid that cannot search it.
+private_bundle() {
+  local d
+  d=$(mktemp -d "$ROOT/private.XXXXXX")
+  [ "$(stat -c '%a %u' "$d")" = "700 0" ]
+  mv "$BUNDLE" "$d/b"
+  BUNDLE="$d/b"
+}
+
+@test "agent: run --agent works with the bundle under a 0700 directory of host root (mktemp -d)" {
+  private_bundle
+  sh_args 'id -u; echo w >/tmp/w && cat /tmp/w; ls /bin/true'
+  agentrt run --agent -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = 0 ] && [ "${lines[1]}" = w ] && [ "${lines[2]}" = /bin/true ]
+  # create, start and delete by hand too (an engine's path), with a relative --pid-file: the
+  # runtime's own cwd is the caller's again after the clone.
+  update_config '.process.args = ["/bin/sleep", "100"]'
+  (cd "$ROOT" && agentrt_detached create --agent --pid-file pid -b "$BUNDLE" "$CID-c")
+  [ "$status" -eq 0 ]
+  [ "$(cat "$ROOT/pid")" -eq "$(__agentrt state "$CID-c" | jq .pid)" ]
+  agentrt start "$CID-c"
+  [ "$status" -eq 0 ]
+  agentrt delete --force "$CID-c"
+  leaves_nothing
+}
+
+# ---- the profile's root owns the image ---------------------------------------------------------
+
+# The busybox rootfs belongs to host root, as an image unpacked by host root does.  The
+# overlay's lower layer is an idmapped mount of it (the container's mapping), so the container's
+# root owns its files: writes to /etc and /root work, copied up into the writable layer as the
+# mapped root (host uid 100000); the bundle is never written.
+@test "agent: the profile's root owns a root-owned image: writes /etc/x and /root/a, the bundle untouched" {
+  local before pid
+  [ "$(stat -c %u "$BUNDLE/rootfs/etc")" -eq 0 ]
+  sh_args 'stat -c "%u:%g" / /etc /etc/passwd; echo x >/etc/x && echo agent:x:1000:1000::/:/bin/sh >>/etc/passwd && mkdir /root/a && touch /etc/new && echo wrote; tail -1 /etc/passwd; exec sleep 100'
+  before=$(tree_sum "$BUNDLE")
+  agentrt_detached run -d --agent -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  wait_for "the writes" grep -q '^agent:' "$ROOT/stdio.log"
+  cat "$ROOT/stdio.log" >&2
+  [ "$(sed -n 1,3p "$ROOT/stdio.log" | sort -u)" = 0:0 ]
+  grep -qx wrote "$ROOT/stdio.log"
+  # From the host: the writable layer's files belong to the mapped root.
+  pid=$(__agentrt state "$CID" | jq .pid)
+  [ "$(stat -c %u:%g "/proc/$pid/root/etc/x" "/proc/$pid/root/root/a" "/proc/$pid/root/etc/passwd" | sort -u)" = 100000:100000 ]
+  [ "$(stat -c %u "/proc/$pid/root/bin/busybox")" -eq 100000 ]
+  agentrt delete --force "$CID"
+  [ "$(tree_sum "$BUNDLE")" = "$before" ]
+  [ ! -e "$BUNDLE/rootfs/etc/x" ]
+  leaves_nothing
+}
+
+@test "agent: --ephemeral under any new user namespace idmaps the lower layer; an already shifted rootfs is left as it is" {
+  update_config '.linux.namespaces += [{"type": "user"}]
+    | .linux.uidMappings = [{"containerID": 0, "hostID": 200000, "size": 65536}]
+    | .linux.gidMappings = [{"containerID": 0, "hostID": 200000, "size": 65536}]'
+  sh_args 'stat -c %u /etc; echo x >/etc/x && echo wrote'
+  agentrt run --ephemeral -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = 0 ] && [ "${lines[1]}" = wrote ]
+  # A rootfs chowned to the mapping already (as containerd 1.7 and Podman shift one) must not
+  # be mapped twice: its files are the container's root's as they are.
+  chown -R 200000:200000 "$BUNDLE/rootfs"
+  agentrt run --ephemeral -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = 0 ] && [ "${lines[1]}" = wrote ]
+  [ "$(stat -c %u "$BUNDLE/rootfs/etc")" -eq 200000 ] && [ ! -e "$BUNDLE/rootfs/etc/x" ]
+  leaves_nothing
+}
+
+# containerd's and Podman's rootfs is an overlay mount, which cannot be idmapped: its layers
+# are (upperdir and lowerdir, from mountinfo), stacked under the writable layer in the same
+# order, so the profile's root owns the image there too; the engine's own upper directory is
+# not written.
+@test "agent: a rootfs that is an overlay mount is taken apart into idmapped layers: the profile's root owns it" {
+  local lower=$ROOT/lower
+  mv "$BUNDLE/rootfs" "$lower"
+  mkdir -p "$BUNDLE/rootfs" "$ROOT/upper" "$ROOT/work"
+  mount -t overlay overlay -o "lowerdir=$lower,upperdir=$ROOT/upper,workdir=$ROOT/work" "$BUNDLE/rootfs"
+  echo engine >"$BUNDLE/rootfs/etc/in-upper"
+  sh_args 'stat -c %u /etc /etc/in-upper; cat /etc/in-upper; echo x >/etc/x && mkdir /root/a && echo wrote'
+  agentrt run --agent -b "$BUNDLE" "$CID"
+  umount "$BUNDLE/rootfs"
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = 0 ] && [ "${lines[1]}" = 0 ] && [ "${lines[2]}" = engine ] && [ "${lines[3]}" = wrote ]
+  [ "$(ls "$ROOT/upper" "$ROOT/upper/etc" | tr '\n' ' ')" = "$ROOT/upper: etc  $ROOT/upper/etc: in-upper " ]
+  [ ! -e "$lower/etc/x" ]
+  leaves_nothing
+}
+
+# containerd names the layers of a long list relative to a directory it changes to: those
+# cannot be found again, and the overlay is used as it is, its root-owned files nobody's
+# (65534) to the container's root; its own /tmp and new files are writable.
+@test "agent: an overlay rootfs whose layers cannot be found again is used as it is, not idmapped" {
+  mv "$BUNDLE/rootfs" "$ROOT/lower"
+  mkdir -p "$BUNDLE/rootfs" "$ROOT/upper" "$ROOT/work"
+  (cd "$ROOT" && mount -t overlay overlay -o lowerdir=lower,upperdir=upper,workdir=work "$BUNDLE/rootfs")
+  sh_args 'stat -c %u /etc; echo x >/etc/x 2>/dev/null || echo denied; echo t >/tmp/t && cat /tmp/t'
+  agentrt --log-level debug run --agent -b "$BUNDLE" "$CID"
+  umount "$BUNDLE/rootfs"
+  [ "$status" -eq 0 ]
+  [[ $output == *"not idmapped: a layer of the rootfs's overlay is named by a relative path"* ]]
+  [ "${lines[-3]}" = 65534 ] && [ "${lines[-2]}" = denied ] && [ "${lines[-1]}" = t ]
+  [ -z "$(ls "$ROOT/upper")" ]
+  leaves_nothing
+}

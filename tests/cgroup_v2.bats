@@ -28,12 +28,17 @@ setup_file() {
     return 0
   fi
   initramfs="$BATS_FILE_TMPDIR/initramfs.cpio"
-  # overlay is a module in Debian's kernel: the ephemeral rootfs (--disk) needs it.  The
-  # kernel is the unpacked package's vmlinux or its boot/vmlinuz-*.
+  # overlay is a module in Debian's kernel: the ephemeral rootfs (--disk) needs it; loop and
+  # ext4 (with what ext4 needs) give the guest a filesystem that takes idmapped mounts (its
+  # root is a tmpfs, which 6.1 cannot idmap).  The kernel is the unpacked package's vmlinux or
+  # its boot/vmlinuz-*.
   pkgdir=$(dirname "$kernel")
   [ -d "$pkgdir/lib" ] || pkgdir=$(dirname "$pkgdir")
-  "$BATS_TEST_DIRNAME/vm/build-initramfs.sh" "$AGENTRT" "$initramfs" \
-    $(find "$pkgdir/lib/modules" -name overlay.ko 2>/dev/null | head -n 1)
+  local m modules=()
+  for m in overlay loop crc16 mbcache jbd2 crc32c_generic ext4; do
+    modules+=($(find "$pkgdir/lib/modules" -name "$m.ko" 2>/dev/null | head -n 1))
+  done
+  "$BATS_TEST_DIRNAME/vm/build-initramfs.sh" "$AGENTRT" "$initramfs" "${modules[@]}"
   export VM_CONSOLE="$BATS_FILE_TMPDIR/console.log"
   t0=$(date +%s.%N)
   # -no-reboot and panic=-1: a guest panic ends qemu instead of looping; loglevel=1 keeps
@@ -162,6 +167,14 @@ vm_finished() {
 
 @test "cgroup v2 VM: the inodes and dentries of a tmpfs the workload fills are charged to memory.max" {
   guest_test "tmpfs kmem"
+}
+
+@test "cgroup v2 VM: --agent runs on Debian 12's kernel from a bundle under a 0700 directory (overlay built by path)" {
+  guest_test "agent any path"
+}
+
+@test "cgroup v2 VM: on ext4 the agent profile's root owns the root-owned image (idmapped lower layer), the bundle untouched" {
+  guest_test "agent idmap"
 }
 
 @test "cgroup v2 VM: delete leaves no cgroup directory" {

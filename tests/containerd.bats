@@ -392,6 +392,34 @@ scenario_annotations() {
   nothing_left
 }
 
+# The agent profile asked for by annotation (io.agentrt.profile=agent), from the bundle the shim
+# makes 0700 root's, whose rootfs is an overlay mount of containerd's snapshotter: the
+# container's root is host uid 100000 and owns the image (its layers idmapped), writes /etc,
+# and the snapshots are not written.  runc ignores the annotation: host root, in its snapshot.
+scenario_agent_profile() {
+  use_runtime "$1"
+  local bundle=$CTRD_DIR/state/io.containerd.runtime.v2.task/$CTRD_NS/$CID
+  ctr_run -d --null-io --annotation io.agentrt.profile=agent "$IMAGE" "$CID" sleep 1000 </dev/null
+  PIDS+=("$(task_pid)")
+  wait_status RUNNING
+  [ "$(stat -c %a:%u "$bundle")" = 700:0 ]
+  [ "$(findmnt -n -o FSTYPE -N "$CTRD_PID" "$bundle/rootfs")" = overlay ]
+  run_exec --exec-id a1 "$CID" sh -c 'id -u; cat /proc/self/uid_map; echo x >/etc/x && cat /etc/x'
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = 0 ] && [ "${lines[2]}" = x ]
+  if [ "$RT" = agentrt ]; then
+    [[ ${lines[1]} =~ ^\ +0\ +100000\ +65536$ ]]
+    [ -z "$(find "$CTRD_DIR/root/io.containerd.snapshotter.v1.overlayfs/snapshots" -path '*/etc/x')" ]
+  else
+    [[ ${lines[1]} =~ ^\ +0\ +0\ +4294967295$ ]]
+  fi
+  run_ctr task kill -s SIGKILL "$CID"
+  wait_status STOPPED
+  task_delete_status >/dev/null
+  run_ctr container delete "$CID"
+  nothing_left
+}
+
 # delete: a running task is not deleted without --force (and keeps running); --force kills and
 # deletes it; then the container record and its snapshot go.
 scenario_delete() {
@@ -472,3 +500,5 @@ scenario_bad_exec() {
 @test "containerd: io.agentrt.* annotations reach agentrt (runc ignores them)" { scenario_annotations runc; }
 @test "containerd: ctr task delete, container delete (agentrt)" { scenario_delete agentrt; }
 @test "containerd: ctr task delete, container delete (runc)" { scenario_delete runc; }
+@test "containerd: annotation io.agentrt.profile=agent: the profile from containerd's 0700 bundle, the root owns the image (agentrt)" { scenario_agent_profile agentrt; }
+@test "containerd: annotation io.agentrt.profile=agent (runc ignores it)" { scenario_agent_profile runc; }

@@ -84,6 +84,14 @@ teardown() { teardown_root; }
   [ "$(echo "$output" | jq -r '.linux.apparmor.enabled, .linux.selinux.enabled' | sort -u)" = "false" ]
 }
 
+@test "agentrt features lists idmapped mounts: idmap, ridmap and mountExtensions.idmap" {
+  agentrt features
+  [ "$status" -eq 0 ]
+  [ "$(echo "$output" | jq -r '.linux.mountExtensions.idmap.enabled')" = "true" ]
+  [ "$(echo "$output" | jq -r '.mountOptions | index("idmap") != null and index("ridmap") != null')" = "true" ]
+  [ "$(echo "$output" | jq -r '.mountOptions | index("tmpcopyup")')" = "null" ]
+}
+
 @test "agentrt features says seccomp is applied and names what the supervisor takes" {
   agentrt features
   [ "$status" -eq 0 ]

@@ -33,14 +33,32 @@ SANDBOX_STATES = {0: "SANDBOX_READY", 1: "SANDBOX_NOTREADY"}
 
 # --- messages -------------------------------------------------------------------------------
 
-def namespace_option(network, pid, ipc):
-    return Msg().varint(1, network).varint(2, pid).varint(3, ipc)
+def user_namespace(userns):
+    """UserNamespace (cri-api v1, since Kubernetes 1.25): what the kubelet sends for a pod with
+    hostUsers: false, mode POD and one range from container id 0 for both uids and gids, the
+    same in the PodSandboxConfig and in every ContainerConfig of the pod.  None: the field left
+    out, for a pod with the node's user namespace."""
+    if not userns:
+        return None
+    host, sep, length = userns.partition(":")
+    if not sep or not host.isdigit() or not length.isdigit():
+        die("--userns: expected HOSTID:LENGTH, not `%s`" % userns)
+    # IDMapping: host_id = 1, container_id = 2, length = 3.
+    mapping = Msg().varint(1, int(host)).varint(2, 0).varint(3, int(length))
+    return Msg().varint(1, POD).msg(2, mapping).msg(3, mapping)
+
+
+def namespace_option(network, pid, ipc, userns=None):
+    # NamespaceOption: network = 1, pid = 2, ipc = 3, target_id = 4, userns_options = 5.
+    return (Msg().varint(1, network).varint(2, pid).varint(3, ipc)
+            .msg(5, user_namespace(userns)))
 
 
 def pod_sandbox_config(a):
     meta = Msg().string(1, a.name).string(2, a.uid).string(3, a.namespace).varint(4, a.attempt)
     # The kubelet's pod with hostNetwork: true, as tests/cri.bats runs it (no CNI here).
-    secctx = Msg().msg(1, namespace_option(NODE if a.host_network else POD, CONTAINER, POD))
+    secctx = Msg().msg(1, namespace_option(NODE if a.host_network else POD, CONTAINER, POD,
+                                           a.userns))
     linux = Msg().string(1, a.cgroup_parent).msg(2, secctx)
     m = Msg().msg(1, meta).string(2, a.hostname).string(3, a.log_dir)
     if a.dns_server:
@@ -57,7 +75,8 @@ def linux_resources(a):
 def container_config(a):
     meta = Msg().string(1, a.name).varint(2, a.attempt)
     image = Msg().string(1, a.image)
-    secctx = Msg().msg(3, namespace_option(NODE if a.host_network else POD, CONTAINER, POD))
+    secctx = Msg().msg(3, namespace_option(NODE if a.host_network else POD, CONTAINER, POD,
+                                           a.userns))
     linux = Msg().msg(1, linux_resources(a)).msg(2, secctx)
     m = (Msg().msg(1, meta).msg(2, image).strings(3, a.command).strings(4, a.args)
          .string(5, a.workdir))
@@ -216,6 +235,8 @@ def main():
         s.add_argument("--cgroup-parent", default="")
         s.add_argument("--label", action="append")
         s.add_argument("--annotation", action="append")
+        s.add_argument("--userns", metavar="HOSTID:LENGTH",
+                       help="a pod with hostUsers: false, as the kubelet sends it")
 
     def resource_args(s):
         s.add_argument("--memory", type=int, default=0, help="memory limit in bytes")
@@ -248,6 +269,8 @@ def main():
     s.add_argument("--annotation", action="append")
     s.add_argument("--log-path", default="")
     s.add_argument("--pod-network", dest="host_network", action="store_false")
+    s.add_argument("--userns", metavar="HOSTID:LENGTH",
+                   help="the pod's user namespace mapping, as the kubelet repeats it")
     resource_args(s)
     s.add_argument("args", nargs="*")
     s.set_defaults(fn=cmd_create)

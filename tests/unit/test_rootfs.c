@@ -27,6 +27,7 @@
 
 #include "init/mounts.h"
 #include "init/rootfs.h"
+#include "init/sources.h"
 #include "spec/spec.h"
 #include "tap.h"
 #include "utils.h"
@@ -281,7 +282,9 @@ in_child (child_fn fn, struct fixture *f, void *arg)
   if (pid == 0)
     {
       int r = -1;
-      if (unshare (CLONE_NEWNS) < 0 || mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+      /* The runtime hands the init the rootfs as its cwd (process.c).  */
+      if (unshare (CLONE_NEWNS) < 0 || mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0
+          || chdir (f->rootfs) < 0)
         printf ("# private mount namespace: %s\n", strerror (errno));
       else
         r = fn (f, arg);
@@ -307,15 +310,19 @@ build (struct fixture *f, const char *config, bool userns, bool no_pivot)
 {
   cleanup_spec struct spec *s = NULL;
   ar_error_t err = NULL;
-  struct rootfs_ctx c
-      = { .bundle = f->bundle, .rootfs = f->rootfs, .userns = userns, .no_pivot = no_pivot };
+  struct rootfs_ctx c = {
+    .bundle = f->bundle, .rootfs = f->rootfs, .userns = userns, .no_pivot = no_pivot, .root_fd = -1
+  };
+  int r;
 
   if (parse_config (config, &s) < 0)
     return -1;
   c.spec = s;
   if (rootfs_prepare (&c, &err) < 0)
     return fail_err (&err, "rootfs_prepare");
-  if (rootfs_pivot (&c, &err) < 0)
+  r = rootfs_pivot (&c, &err);
+  ar_closep (&c.root_fd);
+  if (r < 0)
     return fail_err (&err, "rootfs_pivot");
   return 0;
 }
@@ -379,9 +386,10 @@ test_parse_options (void)
   CHECK (flags == (MS_BIND | MS_REMOUNT | MS_NOSYMFOLLOW));
   CHECK (PARSE ("defaults") == 0 && flags == 0 && prop == 0 && data == NULL);
   CHECK (mounts_parse_options (NULL, &flags, &prop, &set, &clr, &data, &err) == 0 && flags == 0);
-  CHECK (PARSE ("rbind", "idmap", "mode=1") < 0 && err->status == ENOTSUP);
-  CHECK (strstr (err->msg, "`idmap`") != NULL && data == NULL);
-  ar_error_release (&err);
+  /* idmap is the runtime's (sources.h): neither a flag nor filesystem data.  */
+  CHECK (PARSE ("rbind", "idmap", "mode=1") == 0 && flags == (MS_BIND | MS_REC));
+  CHECK_STR (data, "mode=1");
+  free (steal_ptr (&data));
   return 0;
 }
 
@@ -395,9 +403,8 @@ test_options_match_spec (void)
       ar_error_t err = NULL;
       char *data = NULL;
       int r = PARSE (*o);
-      bool idmap = strcmp (*o, "idmap") == 0 || strcmp (*o, "ridmap") == 0;
 
-      if (idmap ? r == 0 : r < 0 || data != NULL)
+      if (r < 0 || data != NULL)
         TAP_FAIL ("option `%s`: ret %d, data %s", *o, r, data ? data : "(none)");
       ar_error_release (&err);
       free (data);
@@ -836,21 +843,20 @@ hostile_child (struct fixture *f, void *arg)
                        "   'options': ['bind', 'ro'] } ] }";
   cleanup_spec struct spec *s = NULL;
   ar_error_t err = NULL;
-  struct rootfs_ctx c = { .bundle = f->bundle, .rootfs = f->rootfs };
+  struct rootfs_ctx c = { .bundle = f->bundle, .rootfs = f->rootfs, .root_fd = -1 };
   cleanup_free char *x = xasprintf ("%s/x", h->host);
   cleanup_free char *y = xasprintf ("%s/y", h->host);
   cleanup_free char *name = NULL;
   struct statfs sfs;
+  int r;
 
   if (parse_config (config, &s) < 0)
     return -1;
   c.spec = s;
   if (rootfs_prepare (&c, &err) < 0)
     return fail_err (&err, "rootfs_prepare");
-  if (host_untouched (h) < 0)
-    return -1;
-  if (rootfs_pivot (&c, &err) < 0)
-    return fail_err (&err, "rootfs_pivot");
+  if (host_untouched (h) < 0 || (r = rootfs_pivot (&c, &err), ar_closep (&c.root_fd), r) < 0)
+    return err ? fail_err (&err, "rootfs_pivot") : -1;
   /* Inside, the same paths are the container's own.  */
   CHECK (statfs (x, &sfs) == 0 && sfs.f_type == TMPFS_MAGIC);
   CHECK (statfs (y, &sfs) == 0 && sfs.f_type == TMPFS_MAGIC);
@@ -895,12 +901,15 @@ expect_prepare_error (struct fixture *f, const char *mounts, const char *msg, in
   cleanup_spec struct spec *s = NULL;
   cleanup_free char *text = NULL;
   ar_error_t err = NULL;
-  struct rootfs_ctx c = { .bundle = f->bundle, .rootfs = f->rootfs };
+  struct rootfs_ctx c = { .bundle = f->bundle, .rootfs = f->rootfs, .root_fd = -1 };
+  int r;
 
-  if (parse_config (config, &s) < 0)
+  if (parse_config (config, &s) < 0 || chdir (f->rootfs) < 0)
     return -1;
   c.spec = s;
-  if (rootfs_prepare (&c, &err) == 0)
+  r = rootfs_prepare (&c, &err);
+  ar_closep (&c.root_fd);
+  if (r == 0)
     TAP_FAIL ("rootfs_prepare accepted %s", mounts);
   text = ar_error_text (err);
   if (strstr (text, msg) == NULL || err->status != status)
@@ -915,7 +924,8 @@ errors_child (struct fixture *f, void *arg)
   cleanup_spec struct spec *s = NULL;
   cleanup_free char *text = NULL;
   ar_error_t err = NULL;
-  struct rootfs_ctx c = { .bundle = f->bundle, .rootfs = f->rootfs };
+  struct rootfs_ctx c = { .bundle = f->bundle, .rootfs = f->rootfs, .root_fd = -1 };
+  int r;
 
   if (expect_prepare_error (f, "{ 'destination': '/loop/x', 'type': 'tmpfs' }",
                             "resolve `/loop/x` in rootfs", ELOOP)
@@ -943,7 +953,10 @@ errors_child (struct fixture *f, void *arg)
   if (parse_config ("{ 'ociVersion': '1.2.0', 'root': { 'path': 'rootfs' } }", &s) < 0)
     return -1;
   c.spec = s;
-  CHECK (rootfs_pivot (&c, &err) < 0);
+  c.root_fd = open (f->bundle, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  r = rootfs_pivot (&c, &err);
+  ar_closep (&c.root_fd);
+  CHECK (r < 0);
   text = ar_error_text (err);
   /* EBUSY since Linux 5.x (it is on the current root's mount), EINVAL before.  */
   if ((err->status != EINVAL && err->status != EBUSY) || strstr (text, "pivot_root `") == NULL)
@@ -1310,6 +1323,145 @@ test_host_unchanged (void)
   return 0;
 }
 
+/* The runtime's plan of the bind sources it opens, and runtime-spec 1.2's checks of idmapped
+   mounts (sources.h).  */
+
+static int
+expect_plan (const char *mounts, bool userns, const char *msg)
+{
+  cleanup_free char *config = xasprintf (
+      "{ 'ociVersion': '1.2.0', 'root': { 'path': 'rootfs' }, 'mounts': [%s] }", mounts);
+  cleanup_spec struct spec *s = NULL;
+  struct ns_plan ns = { .new_ns = { [SPEC_NS_USER] = userns } };
+  struct sources_plan p;
+  ar_error_t err = NULL;
+  int r;
+
+  for (size_t i = 0; i < SPEC_NS_N; i++)
+    ns.join_fd[i] = -1;
+  if (parse_config (config, &s) < 0)
+    return -1;
+  r = sources_plan (s, &ns, "/bundle", &p, &err);
+  if (msg == NULL)
+    {
+      if (r < 0)
+        return fail_err (&err, "sources_plan");
+      sources_plan_release (&p);
+      return 0;
+    }
+  if (r == 0)
+    TAP_FAIL ("sources_plan accepted %s", mounts);
+  if (strstr (err->msg, msg) == NULL)
+    TAP_FAIL ("got `%s`, expected `%s`", err->msg, msg);
+  ar_error_release (&err);
+  return 0;
+}
+
+static int
+test_sources_plan (void)
+{
+  const char *map = "'uidMappings': [{ 'containerID': 0, 'hostID': 1000, 'size': 1 }]";
+  const char *gmap = "'gidMappings': [{ 'containerID': 0, 'hostID': 1000, 'size': 1 }]";
+  cleanup_free char *uid_only
+      = xasprintf ("{ 'destination': '/a', 'type': 'bind', 'source': '/x', %s }", map);
+  cleanup_free char *gid_only
+      = xasprintf ("{ 'destination': '/a', 'type': 'bind', 'source': '/x', %s }", gmap);
+  cleanup_free char *both
+      = xasprintf ("{ 'destination': '/a', 'type': 'bind', 'source': 'x', %s, %s }", map, gmap);
+  cleanup_free char *tmpfs = xasprintf (
+      "{ 'destination': '/a', 'type': 'tmpfs', 'source': 'tmpfs', %s, %s }", map, gmap);
+  cleanup_spec struct spec *s = NULL;
+  struct ns_plan ns = { .new_ns = { [SPEC_NS_USER] = true } };
+  struct sources_plan p;
+  ar_error_t err = NULL;
+
+  CHECK (expect_plan (uid_only, true, "mounts[0] (`/a`): uidMappings needs gidMappings") == 0);
+  CHECK (expect_plan (gid_only, true, "mounts[0] (`/a`): gidMappings needs uidMappings") == 0);
+  CHECK (expect_plan (tmpfs, true, "supported for bind mounts only") == 0);
+  CHECK (
+      expect_plan ("{ 'destination': '/a', 'type': 'bind', 'source': '/x', 'options': ['idmap'] }",
+                   false, "idmap needs uidMappings and gidMappings, or a user namespace")
+      == 0);
+  CHECK (expect_plan ("{ 'destination': '/a', 'type': 'bind', 'options': ['rbind', 'ridmap'] }",
+                      true, "a bind mount needs a source")
+         == 0);
+  /* Mappings without a user namespace are enough; the option is not needed (containerd 2.x). */
+  CHECK (expect_plan (both, false, NULL) == 0);
+  /* What each mount gets: a plain bind under a new user namespace is opened by the runtime,
+     a tmpfs is the init's, an idmapped bind is a tree; relative sources are the bundle's.  */
+  for (size_t i = 0; i < SPEC_NS_N; i++)
+    ns.join_fd[i] = -1;
+  if (parse_config (
+          "{ 'ociVersion': '1.2.0', 'root': { 'path': 'rootfs' }, 'mounts': ["
+          " { 'destination': '/t', 'type': 'tmpfs' },"
+          " { 'destination': '/b', 'type': 'none', 'source': 'rel', 'options': ['rbind'] },"
+          " { 'destination': '/i', 'type': 'bind', 'source': '/abs', 'options': ['ridmap'] } ] }",
+          &s)
+      < 0)
+    return -1;
+  if (sources_plan (s, &ns, "/bundle", &p, &err) < 0)
+    return fail_err (&err, "sources_plan");
+  CHECK (p.any && p.at_maps && p.n == 3);
+  CHECK (p.mounts[0].kind == SOURCES_NONE);
+  CHECK (p.mounts[1].kind == SOURCES_OPEN && p.mounts[1].rbind);
+  CHECK_STR (p.mounts[1].path, "/bundle/rel");
+  CHECK (p.mounts[2].kind == SOURCES_IDMAP && p.mounts[2].ridmap && !p.mounts[2].rbind);
+  sources_plan_release (&p);
+  /* A joined user namespace: on a request of their own.  */
+  ns.new_ns[SPEC_NS_USER] = false;
+  ns.join_fd[SPEC_NS_USER] = 0;
+  CHECK (sources_plan (s, &ns, "/bundle", &p, &err) == 0);
+  CHECK (p.mounts[1].kind == SOURCES_OPEN && p.mounts[2].kind == SOURCES_IDMAP && !p.at_maps);
+  CHECK (p.joined_userns);
+  sources_plan_release (&p);
+  /* Without a user namespace the init opens its plain binds itself (and ridmap has no
+     mapping to take).  */
+  ns.join_fd[SPEC_NS_USER] = -1;
+  CHECK (sources_plan (s, &ns, "/bundle", &p, &err) < 0 && strstr (err->msg, "mounts[2]"));
+  ar_error_release (&err);
+  s->n_mounts = 2;
+  CHECK (sources_plan (s, &ns, "/bundle", &p, &err) == 0);
+  CHECK (!p.any && p.mounts[1].kind == SOURCES_NONE);
+  sources_plan_release (&p);
+  s->n_mounts = 3;
+  return 0;
+}
+
+/* The explanation of a path the container's root cannot reach names the first directory that
+   stops it, by mode, owner and group.  */
+static int
+test_explain_access (void)
+{
+  char dir[] = "/tmp/agentrt-explain.XXXXXX";
+  cleanup_free char *path = NULL;
+  cleanup_free char *why = NULL;
+  cleanup_free char *expect = NULL;
+  struct spec_id_mapping own = { 0, getuid (), 1 }, owng = { 0, getgid (), 1 };
+  struct spec_id_mapping other = { 0, 100000, 65536 };
+
+  if (mkdtemp (dir) == NULL)
+    TAP_FAIL ("mkdtemp: %s", strerror (errno));
+  path = xasprintf ("%s/b/rootfs", dir);
+  why = sources_explain_access (path, 100000, 100000, &other, 1, &other, 1);
+  expect = xasprintf ("`%s` is 0700 ", dir);
+  rmdir (dir);
+  CHECK (why != NULL && strstr (why, expect) == why);
+  CHECK (strstr (why, "; the container's root is host uid 100000") != NULL);
+  free (steal_ptr (&why));
+  if (mkdir (dir, 0700) < 0)
+    TAP_FAIL ("mkdir: %s", strerror (errno));
+  /* Its owner may search it; so may a root whose namespace maps its owner and group.  */
+  why = sources_explain_access (path, getuid (), 12345, &other, 1, &other, 1);
+  CHECK (why == NULL);
+  why = sources_explain_access (path, 100000, 100000, &own, 1, &owng, 1);
+  CHECK (why == NULL);
+  CHECK (chmod (dir, 0701) == 0);
+  why = sources_explain_access (path, 100000, 100000, &other, 1, &other, 1);
+  rmdir (dir);
+  CHECK (why == NULL);
+  return 0;
+}
+
 int
 main (void)
 {
@@ -1327,6 +1479,8 @@ main (void)
   RUN_TEST (test_cgroup_v2);
   RUN_TEST (test_userns);
   RUN_TEST (test_host_unchanged);
+  RUN_TEST (test_sources_plan);
+  RUN_TEST (test_explain_access);
   free (host_mountinfo);
   for (size_t i = 0; i < n_made; i++)
     free (made[i]);

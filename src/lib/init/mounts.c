@@ -36,15 +36,15 @@
 
 enum opt_kind
 {
-  OPT_SET,        /* a mount(2) flag */
-  OPT_CLEAR,      /* the negation of one */
-  OPT_ATIME,      /* one atime mode: it replaces the others */
-  OPT_PROPAGATE,  /* a propagation change, applied after the mount */
-  OPT_REC_SET,    /* mount_setattr(AT_RECURSIVE) attr_set */
-  OPT_REC_CLEAR,  /* mount_setattr(AT_RECURSIVE) attr_clr */
-  OPT_REC_ATIME,  /* a recursive atime mode (attr_clr gets MOUNT_ATTR__ATIME) */
-  OPT_IGNORE,     /* accepted, no effect */
-  OPT_UNSUPPORTED /* refused */
+  OPT_SET,       /* a mount(2) flag */
+  OPT_CLEAR,     /* the negation of one */
+  OPT_ATIME,     /* one atime mode: it replaces the others */
+  OPT_PROPAGATE, /* a propagation change, applied after the mount */
+  OPT_REC_SET,   /* mount_setattr(AT_RECURSIVE) attr_set */
+  OPT_REC_CLEAR, /* mount_setattr(AT_RECURSIVE) attr_clr */
+  OPT_REC_ATIME, /* a recursive atime mode (attr_clr gets MOUNT_ATTR__ATIME) */
+  OPT_IGNORE,    /* accepted, no effect */
+  OPT_IDMAP,     /* the source is an idmapped tree the runtime made (sources.h) */
 };
 
 struct mount_option
@@ -115,10 +115,9 @@ static const struct mount_option mount_options[] = {
   /* crun and runc copy the directory's old content into a new tmpfs; agentrt does not (its
      ephemeral rootfs is an overlay), so the tmpfs starts empty.  */
   { "tmpcopyup", OPT_IGNORE, 0 },
-  /* ID-mapped mounts need the user namespace fd of the container, which the init does not
-     hold; refuse them rather than mount with the wrong owners.  */
-  { "idmap", OPT_UNSUPPORTED, 0 },
-  { "ridmap", OPT_UNSUPPORTED, 0 },
+  /* The runtime idmaps the source (sources.h); the init only checks that it did.  */
+  { "idmap", OPT_IDMAP, 0 },
+  { "ridmap", OPT_IDMAP, 0 },
 };
 
 #define ATIME_FLAGS (MS_NOATIME | MS_RELATIME | MS_STRICTATIME)
@@ -127,6 +126,7 @@ struct mopts
 {
   unsigned long flags, cleared, propagation, rec_set, rec_clr;
   char *data;
+  bool idmap;
 };
 
 static const struct mount_option *
@@ -171,8 +171,10 @@ apply_option (struct mopts *o, const struct mount_option *opt)
       o->rec_set = (o->rec_set & ~(unsigned long) MOUNT_ATTR__ATIME) | v;
       o->rec_clr |= MOUNT_ATTR__ATIME;
       break;
+    case OPT_IDMAP:
+      o->idmap = true;
+      break;
     case OPT_IGNORE:
-    case OPT_UNSUPPORTED:
       break;
     }
 }
@@ -180,6 +182,7 @@ apply_option (struct mopts *o, const struct mount_option *opt)
 static int
 parse_mopts (const struct spec_strv *opts, struct mopts *o, ar_error_t *err)
 {
+  (void) err;
   *o = (struct mopts){ 0 };
   for (size_t i = 0; opts != NULL && i < opts->n; i++)
     {
@@ -187,11 +190,6 @@ parse_mopts (const struct spec_strv *opts, struct mopts *o, ar_error_t *err)
       const struct mount_option *opt = find_option (word);
       char *joined;
 
-      if (opt != NULL && opt->kind == OPT_UNSUPPORTED)
-        {
-          free (steal_ptr (&o->data));
-          return ar_make_error (err, ENOTSUP, "mount option `%s` is not supported", word);
-        }
       if (opt != NULL)
         {
           apply_option (o, opt);
@@ -676,6 +674,7 @@ struct job
   int rootfd;
   const struct spec_mount *m;
   const struct rootfs_ctx *c;
+  struct mounts_src src;
   struct mopts o;
   const char *type;   /* what mount(2) is given */
   const char *source; /* idem; a host path for binds */
@@ -861,13 +860,50 @@ open_bind_source (const struct job *j, struct stat *st, ar_error_t *err)
   return steal_fd (&fd);
 }
 
+/* The source the runtime opened, else our own: an O_PATH fd in our mount namespace, or a
+   detached tree.  */
+static int
+bind_source (const struct job *j, struct stat *st, ar_error_t *err)
+{
+  int fd;
+
+  if (j->src.fd < 0 && j->o.idmap)
+    return ar_make_error (err, EINVAL, "bind mount on `%s`: idmap, but no idmapped source",
+                          j->m->destination);
+  if (j->src.fd < 0)
+    return open_bind_source (j, st, err);
+  fd = fcntl (j->src.fd, F_DUPFD_CLOEXEC, 0);
+  if (fd < 0 || fstat (fd, st) < 0)
+    {
+      int e = errno;
+      ar_closep (&fd);
+      return ar_make_error (err, e, "bind source `%s`", j->source);
+    }
+  return fd;
+}
+
+/* A bind of SRC on DST: a tree is moved there (the runtime cloned it, with MS_REC's submounts
+   when the config said rbind), an fd is bound by mount(2).  */
+static int
+attach_bind (const struct job *j, int src, int dst, ar_error_t *err)
+{
+  char b1[MOUNTS_FD_PATH_LEN], b2[MOUNTS_FD_PATH_LEN];
+
+  if (!j->src.tree)
+    return mounts_mount (mounts_fd_path (b1, src), mounts_fd_path (b2, dst), NULL,
+                         MS_BIND | (j->o.flags & MS_REC), NULL, j->source, j->m->destination, err);
+  if (syscall (SYS_move_mount, src, "", dst, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH)
+      < 0)
+    return ar_make_error (err, errno, "mount `%s` on `%s`", j->source, j->m->destination);
+  return 0;
+}
+
 static int
 mount_bind (const struct job *j, ar_error_t *err)
 {
   const char *dest = j->m->destination;
-  char b1[MOUNTS_FD_PATH_LEN], b2[MOUNTS_FD_PATH_LEN];
   struct stat st;
-  cleanup_close int src = open_bind_source (j, &st, err);
+  cleanup_close int src = bind_source (j, &st, err);
   cleanup_close int dst = -1;
   cleanup_close int fd = -1;
 
@@ -875,10 +911,7 @@ mount_bind (const struct job *j, ar_error_t *err)
     return -1;
   /* A file goes onto a file and a directory onto a directory.  */
   dst = open_target (j, S_ISDIR (st.st_mode) ? MOUNTS_DIR : MOUNTS_FILE, src, err);
-  if (dst < 0
-      || mounts_mount (mounts_fd_path (b1, src), mounts_fd_path (b2, dst), NULL,
-                       MS_BIND | (j->o.flags & MS_REC), NULL, j->source, dest, err)
-             < 0)
+  if (dst < 0 || attach_bind (j, src, dst, err) < 0)
     return -1;
   if (!needs_remount (&j->o) && !needs_finish (&j->o))
     return 0;
@@ -918,6 +951,7 @@ mount_host_instead (const struct job *j, const char *host, unsigned long extra, 
 {
   struct job b = *j;
 
+  b.src = (struct mounts_src){ -1, false };
   b.source = host;
   b.type = NULL;
   b.o.flags |= MS_BIND | MS_REC | extra;
@@ -1200,9 +1234,10 @@ type_is (const struct job *j, const char *type)
 
 int
 mounts_apply_one (int rootfd, const struct spec_mount *m, const struct rootfs_ctx *c,
-                  ar_error_t *err)
+                  struct mounts_src src, ar_error_t *err)
 {
-  struct job j = { .rootfd = rootfd, .m = m, .c = c, .type = m->type, .source = m->source };
+  struct job j
+      = { .rootfd = rootfd, .m = m, .c = c, .src = src, .type = m->type, .source = m->source };
   cleanup_free char *data = NULL;
 
   if (m->destination == NULL)

@@ -17,16 +17,26 @@ struct rootfs_ctx;
 /* Option words to mount(2) flags (MS_*), one propagation change (MS_PRIVATE|MS_REC, …; the last
    one given wins), recursive attributes for mount_setattr(AT_RECURSIVE) (MOUNT_ATTR_*, from
    rro, rnosuid, …), and the rest joined with commas as filesystem data ("mode=755,size=65536k";
-   NULL when there is none; the caller frees it).  idmap and ridmap fail with ENOTSUP.  */
+   NULL when there is none; the caller frees it).  idmap and ridmap are the runtime's
+   (sources.h): no flag here.  */
 int mounts_parse_options (const struct spec_strv *opts, unsigned long *flags,
                           unsigned long *propagation, unsigned long *rec_attr_set,
                           unsigned long *rec_attr_clr, char **data, ar_error_t *err);
 
+/* A bind source the runtime opened (sources.h): an O_PATH fd of it in our mount namespace, or
+   a detached tree (tree) to move into place; fd -1 when the init opens the source itself.  */
+struct mounts_src
+{
+  int fd;
+  bool tree;
+};
+
 /* Mount config entry M inside the rootfs open at ROOTFD (an O_PATH or directory fd of the
-   rootfs bind mount).  Relative bind sources resolve against c->bundle.  Needs the host's
-   /proc (for /proc/self/fd), so it runs before pivot_root.  */
+   rootfs bind mount).  A bind takes its source from SRC, else opens it (relative sources
+   resolve against c->bundle).  Needs the host's /proc (for /proc/self/fd), so it runs before
+   pivot_root.  */
 int mounts_apply_one (int rootfd, const struct spec_mount *m, const struct rootfs_ctx *c,
-                      ar_error_t *err);
+                      struct mounts_src src, ar_error_t *err);
 
 enum mounts_kind
 {

@@ -54,9 +54,12 @@ check_maps (const struct spec_linux *l, const struct ns_plan *p, ar_error_t *err
     return ar_make_error (err, 0,
                           "config.json: linux.uidMappings and gidMappings are required with a "
                           "new user namespace");
-  if (maps && !p->new_ns[SPEC_NS_USER])
+  /* With a joined user namespace they describe it (containerd 1.7 and 2.x send the pod's
+     with /proc/PID/ns/user of its sandbox, as runc 1.1 accepts): not written, but an idmapped
+     mount with the same mapping uses that namespace (sources.c).  */
+  if (maps && !p->new_ns[SPEC_NS_USER] && p->join_fd[SPEC_NS_USER] < 0)
     return ar_make_error (err, 0,
-                          "config.json: linux.uidMappings and gidMappings need a new user "
+                          "config.json: linux.uidMappings and gidMappings need a user "
                           "namespace");
   if ((l->time_monotonic.set || l->time_boottime.set) && !p->new_ns[SPEC_NS_TIME])
     return ar_make_error (err, 0, "config.json: linux.timeOffsets need a new time namespace");
@@ -84,6 +87,11 @@ plan_flags (struct ns_plan *p)
   for (size_t i = 0; i < ARRAY_SIZE (unshared); i++)
     if (p->new_ns[unshared[i]])
       p->unshare_flags |= spec_namespace_names[unshared[i]].clone_flag;
+  /* unshare(CLONE_NEWUSER|CLONE_NEWNS) makes the user namespace first, then the mount
+     namespace owned by it: the same namespaces, one step earlier.  */
+  p->userns_with_mnt = p->late_userns && p->new_ns[SPEC_NS_MOUNT];
+  if (p->userns_with_mnt)
+    p->unshare_flags &= ~CLONE_NEWNS;
 }
 
 /* The host ids of the new user namespace's root, or of its first mapping when root is not
@@ -191,7 +199,7 @@ namespaces_unshare_user (const struct ns_plan *p, ar_error_t *err)
   if (setresgid (-1, p->userns_group, -1) < 0 || setresuid (-1, p->userns_owner, -1) < 0)
     return ar_make_error (err, errno, "become uid %u, the user namespace's owner",
                           (unsigned) p->userns_owner);
-  if (unshare (CLONE_NEWUSER) < 0)
+  if (unshare (CLONE_NEWUSER | (p->userns_with_mnt ? CLONE_NEWNS : 0)) < 0)
     return ar_make_error (err, errno, "unshare user namespace");
   return 0;
 }

@@ -22,6 +22,8 @@ struct ns_plan
   bool late_userns;       /* a new user ns, made by the child with unshare after joining the
                              others (runc's nsexec order: joining needs the host's capabilities)
                              and as its owner (userns_owner) */
+  bool userns_with_mnt;   /* the new mount namespace is unshared with the user namespace, so
+                             that it is there when the runtime writes the maps (sources.h) */
   uid_t userns_owner;     /* the host ids that own a new user namespace: those of its root */
   gid_t userns_group;
 };

@@ -58,8 +58,12 @@ enum sync_type
   SYNC_PID_ACK,  /* the runtime has the pid of a process that forked once more */
   SYNC_READY,
   SYNC_ERROR,
-  SYNC_TRACE_ME, /* a ptrace-platform filter is on: attach a tracer before my next step */
-  SYNC_TRACE_OK, /* the supervisor traces it (exec), or will before start (the init) */
+  SYNC_TRACE_ME,      /* a ptrace-platform filter is on: attach a tracer before my next step */
+  SYNC_TRACE_OK,      /* the supervisor traces it (exec), or will before start (the init) */
+  SYNC_MOUNTS_PLEASE, /* the init has its mount namespace: the runtime opens its bind sources */
+  SYNC_MOUNT_SRC,     /* one of them, with SCM_RIGHTS; status: its index in spec->mounts */
+  SYNC_MOUNTS_DONE,
+  SYNC_OVERLAY, /* a mount of the ephemeral rootfs, with SCM_RIGHTS; status: its place */
 };
 
 /* One message is one SOCK_SEQPACKET datagram: a header and a payload (an error message, or the
@@ -204,22 +208,88 @@ process_find_executable (const char *name, char **env, char **out, ar_error_t *e
   return ar_make_error (err, 0, "exec `%s`: executable file not found in $PATH", name);
 }
 
-/* In a new user namespace: let the runtime write the maps, then become its root.  */
-static int
-become_userns_root (const struct process_init_cfg *c, int sock, ar_error_t *err)
+static bool
+wants_sources (const struct process_init_cfg *c, bool at_maps)
 {
-  cleanup_free struct sync_msg *m = NULL;
+  return c->sources && c->sources->any && c->sources->at_maps == at_maps;
+}
 
+/* Where a SYNC_MOUNT_SRC or SYNC_OVERLAY goes, or NULL for a message that has no place.  */
+static int *
+source_slot (const struct process_init_cfg *c, const struct sync_msg *m, int *fds, int *overlay)
+{
+  int *slot = NULL;
+
+  if (m->fd < 0 || m->status < 0)
+    return NULL;
+  if (m->type == SYNC_MOUNT_SRC && fds && (size_t) m->status < c->spec->n_mounts)
+    slot = &fds[m->status];
+  else if (m->type == SYNC_OVERLAY && overlay && c->make_overlay && m->status < PROCESS_OVERLAY_FDS)
+    slot = &overlay[m->status];
+  return slot && *slot < 0 ? slot : NULL;
+}
+
+/* The bind sources the runtime opened for us (sources.h), and the ephemeral overlay it made
+   for us, until the message UNTIL.  */
+static int
+recv_sources (const struct process_init_cfg *c, int sock, int until, int *fds, int *overlay,
+              ar_error_t *err)
+{
+  cleanup_free struct sync_msg *m = sync_msg_new ();
+
+  for (;;)
+    {
+      int *slot;
+
+      if (sync_recv (sock, m) < 0)
+        return ar_make_error (err, errno, "sync with the runtime: unexpected message");
+      if (m->type == until && m->fd < 0)
+        return 0;
+      slot = source_slot (c, m, fds, overlay);
+      if (slot == NULL)
+        {
+          ar_closep (&m->fd);
+          return ar_make_error (err, 0, "sync with the runtime: a bad mount source");
+        }
+      *slot = m->fd;
+    }
+}
+
+/* In a new user namespace: let the runtime write the maps (and open our bind sources, in the
+   mount namespace unshared with the user namespace), then become its root.  */
+static int
+become_userns_root (const struct process_init_cfg *c, int sock, int *src_fds, int *overlay,
+                    ar_error_t *err)
+{
   if (!c->ns->new_ns[SPEC_NS_USER])
     return 0;
   if (sync_send (sock, SYNC_MAPS_PLEASE, 0, 0, NULL) < 0)
     return ar_make_error (err, errno, "ask for user namespace maps");
-  m = sync_msg_new ();
-  if (sync_expect (sock, SYNC_MAPS_DONE, m, err) < 0)
+  if (recv_sources (c, sock, SYNC_MAPS_DONE, src_fds, overlay, err) < 0)
     return -1;
   if (setresgid (0, 0, 0) < 0 || setresuid (0, 0, 0) < 0)
     return ar_make_error (err, errno, "become root of the user namespace");
   return namespaces_cap_fsnotify (c->ns, err);
+}
+
+/* Without a new user namespace, idmapped mounts still need the runtime: asked for once our
+   mount namespace is there.  */
+static int
+ask_for_sources (const struct process_init_cfg *c, int sock, int *src_fds, ar_error_t *err)
+{
+  if (!wants_sources (c, false))
+    return 0;
+  if (sync_send (sock, SYNC_MOUNTS_PLEASE, 0, 0, NULL) < 0)
+    return ar_make_error (err, errno, "ask for mount sources");
+  return recv_sources (c, sock, SYNC_MOUNTS_DONE, src_fds, NULL, err);
+}
+
+static void
+close_sources (int *fds, size_t n)
+{
+  for (size_t i = 0; fds && i < n; i++)
+    ar_closep (&fds[i]);
+  free (fds);
 }
 
 /* For a pid or time namespace entered after clone: fork the real init; this process reports
@@ -323,10 +393,13 @@ close_fds_except (unsigned from, int *keep, size_t n, ar_error_t *err)
   return 0;
 }
 
+_Static_assert(ROOTFS_OVERLAY_FDS == PROCESS_OVERLAY_FDS, "the init attaches every overlay fd");
+
 static int
 close_inherited (const struct process_init_cfg *c, int sock, ar_error_t *err)
 {
-  int keep[SPEC_NS_N + VF__N + EGRESS_FILE__N + 3];
+  cleanup_free int *keep
+      = xmalloc ((SPEC_NS_N + VF__N + EGRESS_FILE__N + PROCESS_OVERLAY_FDS + 2) * sizeof *keep);
   size_t n = 0;
 
   keep[n++] = sock;
@@ -335,8 +408,9 @@ close_inherited (const struct process_init_cfg *c, int sock, ar_error_t *err)
     keep[n++] = c->vfile_fds[i];
   for (size_t i = 0; c->egress_fds && i < EGRESS_FILE__N; i++)
     keep[n++] = c->egress_fds[i];
-  if (c->overlay_fd >= 0)
-    keep[n++] = c->overlay_fd;
+  for (size_t i = 0; i < PROCESS_OVERLAY_FDS; i++)
+    if (c->overlay_fds[i] >= 0)
+      keep[n++] = c->overlay_fds[i];
   for (size_t i = 0; i < SPEC_NS_N; i++)
     if (c->ns->join_fd[i] >= 0)
       keep[n++] = c->ns->join_fd[i];
@@ -492,6 +566,34 @@ prepare_fds (int n, ar_error_t *err)
   return 0;
 }
 
+/* The rootfs is the init's cwd (process_spawn_init), but joining a mount namespace resets the
+   cwd to that namespace's root: there it is looked up by path, in the joined namespace, before
+   a new user namespace takes the runtime's credentials away.  */
+static int
+enter_joined_rootfs (const struct process_init_cfg *c, ar_error_t *err)
+{
+  if (c->ns->join_fd[SPEC_NS_MOUNT] < 0)
+    return 0;
+  if (chdir (c->rootfs) < 0)
+    return ar_make_error (err, errno, "enter the rootfs `%s` in the joined mount namespace",
+                          c->rootfs);
+  return 0;
+}
+
+/* In a joined user namespace, as in a new one (and as runc's init): its root, so that what the
+   init creates belongs to an id the namespace maps (a tmpfs mounted there refuses files of host
+   uid 0 with EOVERFLOW).  The paths the runtime's credentials reach are opened by the runtime
+   (sources.h) or entered before (enter_joined_rootfs).  */
+static int
+become_joined_userns_root (const struct process_init_cfg *c, ar_error_t *err)
+{
+  if (c->ns->join_fd[SPEC_NS_USER] < 0)
+    return 0;
+  if (setresgid (0, 0, 0) < 0 || setresuid (0, 0, 0) < 0)
+    return ar_make_error (err, errno, "become root of the joined user namespace");
+  return 0;
+}
+
 /* Everything up to the point where the init waits for `start`, in order.  */
 static int
 init_setup (const struct process_init_cfg *c, int sock, struct init_states *st, char **exe,
@@ -506,23 +608,50 @@ init_setup (const struct process_init_cfg *c, int sock, struct init_states *st, 
           .no_pivot = c->no_pivot,
           .vfile_fds = c->vfile_fds,
           .egress_fds = c->egress_fds,
-          .overlay = c->overlay_fd >= 0,
-          .overlay_fd = c->overlay_fd };
+          .overlay = c->overlay_fds[PROCESS_OVERLAY_FDS - 1] >= 0 || c->make_overlay,
+          .root_fd = -1 };
+  int *src_fds = NULL;
+  int ret;
 
-  /* runc's order: join, then a new user namespace and its maps, then the rest.  */
-  if (namespaces_join (c->ns, err) < 0 || namespaces_unshare_user (c->ns, err) < 0
-      || become_userns_root (c, sock, err) < 0 || namespaces_unshare (c->ns, err) < 0
-      || namespaces_loopback_up (c->ns, err) < 0 || fork_real_init (c, sock, err) < 0
-      || new_session (err) < 0 || namespaces_set_uts (s, c->ns, err) < 0
-      || rootfs_prepare (&rc, err) < 0 || run_runtime_hooks (sock, st, err) < 0)
+  memcpy (rc.overlay_fds, c->overlay_fds, sizeof rc.overlay_fds);
+  if (c->sources && c->sources->any)
+    {
+      src_fds = xmalloc ((s->n_mounts + 1) * sizeof *src_fds);
+      for (size_t i = 0; i < s->n_mounts; i++)
+        src_fds[i] = -1;
+      rc.sources = c->sources;
+      rc.source_fds = src_fds;
+    }
+  /* runc's order: join, then a new user namespace and its maps, then the rest.  oom_score_adj
+     first, while we are host root: the file of a non-dumpable process belongs to host root,
+     which the root of a user namespace is not (runc writes it from the runtime).  */
+  ret = creds_set_oom_score_adj (&s->process, err) < 0 || namespaces_join (c->ns, err) < 0
+                || enter_joined_rootfs (c, err) < 0 || become_joined_userns_root (c, err) < 0
+                || namespaces_unshare_user (c->ns, err) < 0
+                || become_userns_root (c, sock, src_fds, rc.overlay_fds, err) < 0
+                || namespaces_unshare (c->ns, err) < 0
+                || ask_for_sources (c, sock, src_fds, err) < 0
+                || namespaces_loopback_up (c->ns, err) < 0 || fork_real_init (c, sock, err) < 0
+                || new_session (err) < 0 || namespaces_set_uts (s, c->ns, err) < 0
+                || rootfs_prepare (&rc, err) < 0
+            ? -1
+            : 0;
+  close_sources (src_fds, s->n_mounts);
+  if (ret < 0 || run_runtime_hooks (sock, st, err) < 0)
+    {
+      ar_closep (&rc.root_fd);
+      return -1;
+    }
+  ret = hooks_run (&s->hooks[SPEC_HOOK_CREATE_CONTAINER], "createContainer", st->creating, err);
+  if (ret == 0)
+    ret = namespaces_apply_sysctl (s, c->ns, err);
+  if (ret == 0)
+    ret = rootfs_pivot (&rc, err);
+  ar_closep (&rc.root_fd);
+  if (ret < 0 || send_terminal (&s->process, true, sock, err) < 0)
     return -1;
-  if (hooks_run (&s->hooks[SPEC_HOOK_CREATE_CONTAINER], "createContainer", st->creating, err) < 0
-      || namespaces_apply_sysctl (s, c->ns, err) < 0 || rootfs_pivot (&rc, err) < 0
-      || send_terminal (&s->process, true, sock, err) < 0)
-    return -1;
-  if (creds_set_oom_score_adj (&s->process, err) < 0 || creds_set_personality (&s->linux_, err) < 0
-      || rlimits_apply (&s->process, err) < 0 || join_session_keyring (c, err) < 0
-      || enter_cwd (s->process.cwd, err) < 0
+  if (creds_set_personality (&s->linux_, err) < 0 || rlimits_apply (&s->process, err) < 0
+      || join_session_keyring (c, err) < 0 || enter_cwd (s->process.cwd, err) < 0
       || process_find_executable (s->process.args.v[0], c->env, exe, err) < 0
       || check_passed_fds (c->extra_fds, err) < 0 || prepare_fds (c->extra_fds, err) < 0)
     return -1;
@@ -670,6 +799,55 @@ send_states (int sock, struct spawn *sp, process_runtime_hooks_fn hooks, void *d
   return send_states_memfd (sock, both, l1 + l2, err);
 }
 
+/* The init's bind sources, opened in its mount namespace (sources.h), one message each; ours
+   are closed again: the init holds them now (or has died, taking them along).  */
+static int
+send_sources (const struct process_init_cfg *c, int sock, struct spawn *sp, ar_error_t *err)
+{
+  const struct sources_plan *p = c->sources;
+  cleanup_free int *fds = NULL;
+  int ret = 0;
+
+  if (!p->any)
+    return 0;
+  fds = xmalloc ((p->n + 1) * sizeof *fds);
+  if (sources_open (p, &c->spec->linux_, sp->clone_pid, fds, err) < 0)
+    return -1;
+  for (size_t i = 0; i < p->n; i++)
+    {
+      struct sync_msg h = { .type = SYNC_MOUNT_SRC, .status = (int) i };
+      if (fds[i] >= 0 && ret == 0)
+        ret = ar_send_fd (sock, fds[i], &h, offsetof (struct sync_msg, payload), "a mount source",
+                          err);
+      ar_closep (&fds[i]);
+    }
+  return ret;
+}
+
+/* The ephemeral overlay that needs the init's user namespace, made now that it has its maps.  */
+static int
+send_overlay (const struct process_init_cfg *c, int sock, struct spawn *sp, ar_error_t *err)
+{
+  int fds[PROCESS_OVERLAY_FDS];
+
+  if (c->make_overlay == NULL)
+    return 0;
+  for (int i = 0; i < PROCESS_OVERLAY_FDS; i++)
+    fds[i] = -1;
+  if (c->make_overlay (sp->clone_pid, c->make_overlay_data, fds, err) < 0)
+    return -1;
+  for (int i = 0; i < PROCESS_OVERLAY_FDS; i++)
+    {
+      struct sync_msg h = { .type = SYNC_OVERLAY, .status = i };
+      if (fds[i] >= 0
+          && ar_send_fd (sock, fds[i], &h, offsetof (struct sync_msg, payload),
+                         "the ephemeral overlay", err)
+                 < 0)
+        return -1;
+    }
+  return 0;
+}
+
 /* One message of the init; 1 once it is READY.  */
 static int
 parent_step (const struct process_init_cfg *c, int sock, struct spawn *sp, struct sync_msg *m,
@@ -678,9 +856,17 @@ parent_step (const struct process_init_cfg *c, int sock, struct spawn *sp, struc
   switch (m->type)
     {
     case SYNC_MAPS_PLEASE:
-      if (namespaces_write_id_maps (sp->clone_pid, &c->spec->linux_, err) < 0)
+      if (namespaces_write_id_maps (sp->clone_pid, &c->spec->linux_, err) < 0
+          || (c->sources && c->sources->at_maps && send_sources (c, sock, sp, err) < 0)
+          || send_overlay (c, sock, sp, err) < 0)
         return -1;
       return sync_send (sock, SYNC_MAPS_DONE, 0, 0, NULL) < 0
+                 ? ar_make_error (err, errno, "sync with the container init")
+                 : 0;
+    case SYNC_MOUNTS_PLEASE:
+      if (c->sources == NULL || send_sources (c, sock, sp, err) < 0)
+        return c->sources ? -1 : ar_make_error (err, 0, "container init asked for no sources");
+      return sync_send (sock, SYNC_MOUNTS_DONE, 0, 0, NULL) < 0
                  ? ar_make_error (err, errno, "sync with the container init")
                  : 0;
     case SYNC_INIT_PID:
@@ -710,7 +896,10 @@ parent_step (const struct process_init_cfg *c, int sock, struct spawn *sp, struc
     case SYNC_READY:
       return 1;
     case SYNC_ERROR:
-      return ar_make_error (err, m->status, "%s", m->payload);
+      ar_make_error (err, m->status, "%s", m->payload);
+      /* A path the init could not reach: which directory stopped it, and why.  */
+      sources_explain_error (err, sp->clone_pid, c->ns, &c->spec->linux_);
+      return -1;
     default:
       return ar_make_error (err, 0, "container init sent an unknown message %d", m->type);
     }
@@ -747,27 +936,68 @@ parent_sync (const struct process_init_cfg *c, int sock, struct spawn *sp,
   return r < 0 ? -1 : 0;
 }
 
+/* The init gets the rootfs as its cwd, opened here with the runtime's credentials: the init
+   itself may be the root of a user namespace that cannot search the directories above the
+   bundle (rootfs.h).  *saved is our own cwd, to return to right after the clone.  A joined mount
+   namespace resets the cwd: that init enters the rootfs itself (enter_joined_rootfs).  */
+static int
+cwd_to_rootfs (const struct process_init_cfg *c, int *saved, ar_error_t *err)
+{
+  cleanup_close int root = -1;
+
+  *saved = -1;
+  if (c->ns->join_fd[SPEC_NS_MOUNT] >= 0)
+    return 0;
+  root = open (c->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (root < 0)
+    return ar_make_error (err, errno, "open the rootfs `%s`", c->rootfs);
+  *saved = open (".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (*saved < 0)
+    return ar_make_error (err, errno, "open the working directory");
+  if (fchdir (root) < 0)
+    {
+      int e = errno;
+      ar_closep (saved);
+      return ar_make_error (err, e, "enter the rootfs `%s`", c->rootfs);
+    }
+  return 0;
+}
+
 int
 process_spawn_init (const struct process_init_cfg *c, process_runtime_hooks_fn hooks,
                     void *hooks_data, struct process_result *res, ar_error_t *err)
 {
   int sv[2];
   struct spawn sp = { 0, 0, -1, { -1, -1 } };
+  cleanup_close int saved_cwd = -1;
+  bool restored;
   int ret;
 
   if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
     return ar_make_error (err, errno, "socketpair");
-  sp.clone_pid = clone_child ((unsigned long) c->ns->clone_flags, c->cgroup_fd, err);
-  if (sp.clone_pid < 0)
+  if (cwd_to_rootfs (c, &saved_cwd, err) < 0)
     {
       close (sv[0]);
       close (sv[1]);
-      return ar_error_wrap (err, "clone the container init");
+      return -1;
     }
+  sp.clone_pid = clone_child ((unsigned long) c->ns->clone_flags, c->cgroup_fd, err);
   if (sp.clone_pid == 0)
     {
       close (sv[0]);
       init_main (c, sv[1]);
+    }
+  /* Our own cwd again at once: --pid-file, a relative --root, … name paths of the caller's.  */
+  restored = saved_cwd < 0 || fchdir (saved_cwd) == 0;
+  if (sp.clone_pid < 0 || !restored)
+    {
+      int e = errno;
+      close (sv[0]);
+      close (sv[1]);
+      if (sp.clone_pid < 0)
+        return ar_error_wrap (err, "clone the container init");
+      spawn_kill (&sp);
+      return ar_make_error (err, e, "return to the working directory");
     }
   close (sv[1]);
   sp.init_pid = sp.clone_pid;
@@ -781,9 +1011,14 @@ process_spawn_init (const struct process_init_cfg *c, process_runtime_hooks_fn h
    execve goes up the socket; a successful execve closes it (SOCK_CLOEXEC), which is the
    runtime's signal that the process runs.  */
 
+/* The user namespace last, as create makes it (namespaces.c, late_userns): the others may belong
+   to another one (a pod's sandbox's, whose UTS namespace the container joined), where the
+   container's root has no capability but host root has every one.  Mount before it: it moves
+   our root, and setns refuses a user namespace to a process whose root is not its mount
+   namespace's.  */
 static const enum spec_ns_kind exec_join_order[] = {
-  SPEC_NS_USER, SPEC_NS_IPC,    SPEC_NS_UTS,  SPEC_NS_NETWORK,
-  SPEC_NS_PID,  SPEC_NS_CGROUP, SPEC_NS_TIME, SPEC_NS_MOUNT, /* mount last: it moves our root */
+  SPEC_NS_IPC,    SPEC_NS_UTS,  SPEC_NS_NETWORK, SPEC_NS_PID,
+  SPEC_NS_CGROUP, SPEC_NS_TIME, SPEC_NS_MOUNT,   SPEC_NS_USER,
 };
 
 /* Open the init's namespaces before joining any: once in its mount namespace, /proc is its.  */

@@ -10,6 +10,7 @@
 
 #include "agentrt/error.h"
 #include "init/namespaces.h"
+#include "init/sources.h"
 #include "seccomp/bpf.h"
 #include "spec/spec.h"
 
@@ -22,6 +23,8 @@ enum process_filter
   FILTER_OCI,
   FILTER__N,
 };
+
+#define PROCESS_OVERLAY_FDS 130 /* ephemeral.h: EPHEMERAL__N */
 
 struct process_init_cfg
 {
@@ -39,12 +42,20 @@ struct process_init_cfg
   const int *vfile_fds;
   /* The egress allowlist's files, the same way (egress.h: EGRESS_FILE__N of them), or NULL.  */
   const int *egress_fds;
-  /* The ephemeral rootfs: a detached overlay mount the init attaches on `rootfs` in its own
-     mount namespace, or -1.  */
-  int overlay_fd;
+  /* The ephemeral rootfs (ephemeral.h): detached mounts the init attaches on the rootfs in
+     its own mount namespace, in this order, the last one (the overlay) its new root; -1 where
+     there is none.  */
+  int overlay_fds[PROCESS_OVERLAY_FDS];
+  /* Or, when it needs the init's user namespace (an idmapped lower layer), made by this on the
+     init's request for its maps, once they are written: fills FDS as above (they stay the
+     caller's).  NULL otherwise.  */
+  int (*make_overlay) (pid_t init, void *data, int fds[PROCESS_OVERLAY_FDS], ar_error_t *err);
+  void *make_overlay_data;
   /* The container's cgroup2 directory (O_PATH), which the init is cloned into
      (CLONE_INTO_CGROUP), or -1 (cgroups.h: cgroup_run_inside).  */
   int cgroup_fd;
+  /* The bind sources the runtime opens for the init (sources.h), or NULL.  */
+  const struct sources_plan *sources;
 };
 
 /* What a spawned init or exec'd process leaves with the runtime.  */

@@ -112,10 +112,22 @@ make_parent_private (const char *rootfs, ar_error_t *err)
   return ret;
 }
 
+/* The rootfs bind-mounted onto itself (runc's MS_BIND|MS_REC of the path onto the path), done
+   on the cwd: open_tree clones the tree there and move_mount attaches the clone on top of it,
+   then the clone's root becomes the cwd (a mount over the cwd is not entered by "." lookups).  */
 static int
 bind_rootfs (const char *rootfs, ar_error_t *err)
 {
-  if (mount (rootfs, rootfs, NULL, MS_BIND | MS_REC, NULL) < 0)
+  cleanup_close int tree
+      = (int) syscall (SYS_open_tree, AT_FDCWD, "",
+                       OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_EMPTY_PATH);
+
+  if (tree < 0)
+    return ar_make_error (err, errno, "bind the rootfs `%s` onto itself: open_tree", rootfs);
+  if (syscall (SYS_move_mount, tree, "", AT_FDCWD, "",
+               MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH)
+          < 0
+      || fchdir (tree) < 0)
     return ar_make_error (err, errno, "bind the rootfs `%s` onto itself", rootfs);
   return 0;
 }
@@ -176,7 +188,11 @@ apply_mounts (const struct rootfs_ctx *c, struct prep *p, ar_error_t *err)
       const struct spec_mount *m = &c->spec->mounts[i];
       cleanup_free char *dest = NULL;
 
-      if (mounts_apply_one (p->rootfd, m, c, err) < 0)
+      struct mounts_src src = { -1, false };
+
+      if (c->source_fds && c->sources->mounts[i].kind != SOURCES_NONE)
+        src = (struct mounts_src){ c->source_fds[i], c->sources->mounts[i].kind == SOURCES_IDMAP };
+      if (mounts_apply_one (p->rootfd, m, c, src, err) < 0)
         return -1;
       dest = mounts_clean_path (m->destination);
       if (strcmp (dest, "/proc") == 0)
@@ -401,30 +417,48 @@ bind_egress (const struct rootfs_ctx *c, int rootfd, ar_error_t *err)
   return 0;
 }
 
-/* The ephemeral overlay on top of the bundle's rootfs, in this mount namespace only (the
-   propagation of "/" is slave or private by now, so nothing reaches the host).  */
+/* The ephemeral overlay on top of the bundle's rootfs (the cwd), in this mount namespace only
+   (the propagation of "/" is slave or private by now, so nothing reaches the host); its root
+   becomes the cwd.  The overlay is a mount of its own, so it needs no bind onto itself.  */
 static int
 attach_overlay (const struct rootfs_ctx *c, ar_error_t *err)
 {
-  if (!c->overlay)
-    return 0;
-  if (syscall (SYS_move_mount, c->overlay_fd, "", AT_FDCWD, c->rootfs, MOVE_MOUNT_F_EMPTY_PATH) < 0)
-    return ar_make_error (err, errno, "attach the ephemeral overlay on `%s`", c->rootfs);
+  int top = -1;
+
+  /* Each on top of the one before (the layers the overlay was made from stay under it, and go
+     with the old root at pivot_root).  */
+  for (size_t i = 0; i < ARRAY_SIZE (c->overlay_fds); i++)
+    {
+      if (c->overlay_fds[i] < 0)
+        continue;
+      if (syscall (SYS_move_mount, c->overlay_fds[i], "", AT_FDCWD, "",
+                   MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH)
+          < 0)
+        return ar_make_error (err, errno, "attach the ephemeral overlay on `%s`", c->rootfs);
+      top = c->overlay_fds[i];
+    }
+  if (top < 0 || fchdir (top) < 0)
+    return ar_make_error (err, top < 0 ? EINVAL : errno, "enter the ephemeral overlay on `%s`",
+                          c->rootfs);
   return 0;
 }
 
 int
-rootfs_prepare (const struct rootfs_ctx *c, ar_error_t *err)
+rootfs_prepare (struct rootfs_ctx *c, ar_error_t *err)
 {
   cleanup_prep struct prep p = { .rootfd = -1, .devfd = -1 };
 
   if (check_ctx (c, err) < 0 || set_root_propagation (c, err) < 0
-      || make_parent_private (c->rootfs, err) < 0 || attach_overlay (c, err) < 0
-      || bind_rootfs (c->rootfs, err) < 0)
+      || make_parent_private (c->rootfs, err) < 0
+      || (c->overlay ? attach_overlay (c, err) : bind_rootfs (c->rootfs, err)) < 0)
     return -1;
-  /* Opened after the bind: every mount below goes onto the bind, the future "/".  */
-  p.rootfd = open (c->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  /* The cwd is the root of the new mount now: every mount below goes onto it, the future
+     "/".  */
+  p.rootfd = open (".", O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (p.rootfd < 0)
+    return ar_make_error (err, errno, "open the rootfs `%s`", c->rootfs);
+  c->root_fd = fcntl (p.rootfd, F_DUPFD_CLOEXEC, 0);
+  if (c->root_fd < 0)
     return ar_make_error (err, errno, "open the rootfs `%s`", c->rootfs);
   if (apply_mounts (c, &p, err) < 0)
     return -1;
@@ -442,13 +476,12 @@ rootfs_prepare (const struct rootfs_ctx *c, ar_error_t *err)
 /* runc's pivotRoot: pivot_root(".", ".") stacks the old root on the new one; it is made a slave
    (so the unmount does not propagate to the host) and detached.  */
 static int
-pivot_into (const char *rootfs, ar_error_t *err)
+pivot_into (const char *rootfs, int newroot, ar_error_t *err)
 {
   cleanup_close int oldroot = open ("/", O_DIRECTORY | O_RDONLY | O_CLOEXEC);
-  cleanup_close int newroot = open (rootfs, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
 
-  if (oldroot < 0 || newroot < 0)
-    return ar_make_error (err, errno, "pivot_root `%s`: open", rootfs);
+  if (oldroot < 0)
+    return ar_make_error (err, errno, "pivot_root `%s`: open `/`", rootfs);
   if (fchdir (newroot) < 0 || syscall (SYS_pivot_root, ".", ".") < 0)
     return ar_make_error (err, errno, "pivot_root `%s`", rootfs);
   if (fchdir (oldroot) < 0)
@@ -465,11 +498,11 @@ pivot_into (const char *rootfs, ar_error_t *err)
 /* --no-pivot (a rootfs on a ramfs, where pivot_root fails): the old root stays mounted under
    the new one, reachable by whoever may chroot again.  */
 static int
-move_into (const char *rootfs, ar_error_t *err)
+move_into (const char *rootfs, int newroot, ar_error_t *err)
 {
-  if (chdir (rootfs) < 0)
+  if (fchdir (newroot) < 0)
     return ar_make_error (err, errno, "chdir `%s`", rootfs);
-  if (mount (rootfs, "/", NULL, MS_MOVE, NULL) < 0)
+  if (mount (".", "/", NULL, MS_MOVE, NULL) < 0)
     return ar_make_error (err, errno, "move `%s` to `/`", rootfs);
   if (chroot (".") < 0 || chdir ("/") < 0)
     return ar_make_error (err, errno, "chroot `%s`", rootfs);
@@ -604,8 +637,13 @@ rootfs_pivot (const struct rootfs_ctx *c, ar_error_t *err)
   cleanup_close int rootfd = -1;
   struct statfs sfs;
 
-  if (check_ctx (c, err) < 0
-      || (c->no_pivot ? move_into (c->rootfs, err) : pivot_into (c->rootfs, err)) < 0)
+  if (check_ctx (c, err) < 0)
+    return -1;
+  if (c->root_fd < 0)
+    return ar_make_error (err, EINVAL, "pivot_root `%s`: the rootfs is not prepared", c->rootfs);
+  if ((c->no_pivot ? move_into (c->rootfs, c->root_fd, err)
+                   : pivot_into (c->rootfs, c->root_fd, err))
+      < 0)
     return -1;
   rootfd = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (rootfd < 0)

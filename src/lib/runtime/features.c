@@ -19,8 +19,8 @@
 
 static const struct
 {
-  bool cgroup_v1, cgroup_v2, cgroup_systemd, seccomp, apparmor, selinux, intel_rdt;
-} applied = { .cgroup_v1 = true, .cgroup_v2 = true, .seccomp = true };
+  bool cgroup_v1, cgroup_v2, cgroup_systemd, seccomp, apparmor, selinux, intel_rdt, idmap;
+} applied = { .cgroup_v1 = true, .cgroup_v2 = true, .seccomp = true, .idmap = true };
 
 static void
 write_named (struct ar_json *j, const char *key, const struct spec_named_value *v)
@@ -32,11 +32,11 @@ write_named (struct ar_json *j, const char *key, const struct spec_named_value *
   ar_json_arr_close (j);
 }
 
-/* The parser knows idmap, ridmap and tmpcopyup, but mounts.c does not apply them.  */
+/* The parser knows tmpcopyup, but mounts.c does not apply it.  */
 static void
 write_mount_options (struct ar_json *j)
 {
-  static const char *const not_applied[] = { "idmap", "ridmap", "tmpcopyup" };
+  static const char *const not_applied[] = { "tmpcopyup" };
 
   ar_json_key (j, "mountOptions");
   ar_json_arr_open (j);
@@ -108,6 +108,11 @@ write_linux (struct ar_json *j)
   ar_json_arr_close (j);
   write_cgroup (j);
   write_seccomp (j);
+  /* "true" even for partial support (features-linux.md): bind mounts only (sources.c).  */
+  ar_json_key (j, "mountExtensions");
+  ar_json_obj_open (j);
+  write_enabled (j, "idmap", applied.idmap);
+  ar_json_obj_close (j);
   write_enabled (j, "apparmor", applied.apparmor);
   write_enabled (j, "selinux", applied.selinux);
   write_enabled (j, "intelRdt", applied.intel_rdt);

@@ -71,8 +71,10 @@ struct create_ctx
   struct cgroup cg;
   bool cg_made;
   struct ephemeral eph;          /* with --ephemeral: the overlay and the canaries' fanotify fd */
+  struct ephemeral_cfg eph_cfg;  /* what it is made of */
   int journal_fd;                /* the state directory's journal, for appending */
   struct egress_netns egress_ns; /* where the broker connects from (egress.h) */
+  struct sources_plan sources;   /* bind sources the runtime opens for the init */
 };
 
 static void
@@ -96,6 +98,8 @@ create_ctx_release (struct create_ctx *c)
   ephemeral_release (&c->eph);
   ar_closep (&c->journal_fd);
   ar_closep (&c->egress_ns.fd);
+  sources_plan_release (&c->sources);
+  ar_strv_free (c->eph_cfg.layers);
 }
 
 static void
@@ -327,7 +331,8 @@ prepare_create (struct create_ctx *c, ar_error_t *err)
       || sandbox_resolve (&c->spec->annotations, &f, &c->sb, err) < 0 || prepare_egress (c, err) < 0
       || prepare_policy (c, err) < 0
       || cgroup_resolve (c->spec, c->id, c->systemd_cgroup, &c->cg, err) < 0
-      || namespaces_plan (c->spec, &c->ns, err) < 0)
+      || namespaces_plan (c->spec, &c->ns, err) < 0
+      || sources_plan (c->spec, &c->ns, c->bundle, &c->sources, err) < 0)
     return -1;
   /* The operator's directory, kept between containers: made once, never removed.  */
   if (o->audit_log == NULL && operator_make_audit_dir (&c->op, err) < 0)
@@ -574,15 +579,49 @@ container_root_ids (const struct spec_linux *l, uid_t *uid, gid_t *gid)
       *gid = l->gid_mappings[i].host_id;
 }
 
+/* The ephemeral rootfs.  Under a new user namespace the container's root is to own the image's
+   root-owned files, through an idmapped lower layer (ephemeral.h): the overlay is then made once
+   the init's user namespace has its maps (make_idmapped_overlay), else here.  */
 static int
 make_ephemeral (struct create_ctx *c, ar_error_t *err)
 {
-  struct ephemeral_cfg ec
-      = { .rootfs = c->rootfs, .disk_bytes = c->sb.disk_bytes, .canaries = c->sb.canaries };
+  struct ephemeral_cfg *ec = &c->eph_cfg;
+  const char *why = NULL;
 
+  *ec = (struct ephemeral_cfg){ .rootfs = c->rootfs,
+                                .scratch = c->state_dir,
+                                .disk_bytes = c->sb.disk_bytes,
+                                .canaries = c->sb.canaries };
   if (c->ns.new_ns[SPEC_NS_USER])
-    container_root_ids (&c->spec->linux_, &ec.root_uid, &ec.root_gid);
-  return ephemeral_make (&ec, &c->eph, err);
+    {
+      container_root_ids (&c->spec->linux_, &ec->root_uid, &ec->root_gid);
+      if (ephemeral_decide (c->rootfs, &c->spec->linux_, &ec->layers, &why))
+        ec->idmap = &c->spec->linux_;
+      else if (why)
+        ar_debug ("ephemeral rootfs: not idmapped: %s", why);
+    }
+  return ephemeral_make (ec, &c->eph, err);
+}
+
+_Static_assert(EPHEMERAL__N == PROCESS_OVERLAY_FDS, "the init attaches every ephemeral mount");
+
+/* process_init_cfg.make_overlay: the idmapped lower layer takes the init's user namespace.  */
+static int
+make_idmapped_overlay (pid_t init, void *data, int fds[PROCESS_OVERLAY_FDS], ar_error_t *err)
+{
+  struct create_ctx *c = data;
+  cleanup_free char *path = xasprintf ("/proc/%d/ns/user", (int) init);
+  cleanup_close int userns = open (path, O_RDONLY | O_CLOEXEC);
+  const char *fallback = NULL;
+
+  if (userns < 0)
+    return ar_make_error (err, errno, "ephemeral rootfs: open `%s`", path);
+  if (ephemeral_make_overlay (&c->eph, &c->eph_cfg, userns, &fallback, err) < 0)
+    return -1;
+  if (fallback)
+    ar_warn ("ephemeral rootfs: not idmapped: %s", fallback);
+  memcpy (fds, c->eph.fds, sizeof c->eph.fds);
+  return 0;
 }
 
 static int
@@ -600,13 +639,23 @@ spawn (struct create_ctx *c, int dirfd, int cgroup_fd, struct process_result *re
                                   .ns = &c->ns,
                                   .no_pivot = c->o->no_pivot,
                                   .no_new_keyring = c->o->no_new_keyring,
-                                  .cgroup_fd = cgroup_fd };
+                                  .cgroup_fd = cgroup_fd,
+                                  .sources = &c->sources };
 
   for (int i = 0; i < FILTER__N; i++)
     cfg.filters[i] = c->progs[i].insns ? &c->progs[i] : NULL;
   if (c->sb.ephemeral && make_ephemeral (c, err) < 0)
     return -1;
-  cfg.overlay_fd = c->eph.overlay_fd;
+  if (c->sb.ephemeral && c->eph_cfg.idmap)
+    {
+      /* All of it comes with the maps.  */
+      for (int i = 0; i < PROCESS_OVERLAY_FDS; i++)
+        cfg.overlay_fds[i] = -1;
+      cfg.make_overlay = make_idmapped_overlay;
+      cfg.make_overlay_data = c;
+    }
+  else
+    memcpy (cfg.overlay_fds, c->eph.fds, sizeof cfg.overlay_fds);
   if (mkfifoat (dirfd, EXEC_FIFO, 0600) < 0)
     return ar_make_error (err, errno, "create the exec fifo");
   /* O_RDWR never blocks on a fifo; the init then blocks in read until start writes.  */
@@ -642,7 +691,8 @@ spawn (struct create_ctx *c, int dirfd, int cgroup_fd, struct process_result *re
   for (int i = 0; i < EGRESS_FILE__N; i++)
     ar_closep (&egress_fds[i]);
   /* The init holds the overlay now (or failed): ours would only keep the layers alive.  */
-  ar_closep (&c->eph.overlay_fd);
+  for (int i = 0; i < EPHEMERAL__N; i++)
+    ar_closep (&c->eph.fds[i]);
   return ret;
 }
 
@@ -895,7 +945,9 @@ create_container (const struct ar_globals *g, const char *id, const struct ar_cr
 
   for (size_t i = 0; i < SPEC_NS_N; i++)
     c.ns.join_fd[i] = -1;
-  c.eph.overlay_fd = c.eph.fanotify_fd = -1;
+  for (int i = 0; i < EPHEMERAL__N; i++)
+    c.eph.fds[i] = -1;
+  c.eph.fanotify_fd = -1;
   c.vfiles_fd = -1;
   c.journal_fd = -1;
   c.egress_ns.fd = -1;

@@ -1,15 +1,21 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/magic.h>
 #include <linux/mount.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fanotify.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "init/mounts.h"
 #include "sandbox/ephemeral.h"
 #include "utils.h"
 
@@ -64,15 +70,249 @@ ephemeral_nr_inodes (unsigned long long bytes)
   return bytes < EPHEMERAL_BYTES_PER_INODE ? 1 : bytes / EPHEMERAL_BYTES_PER_INODE;
 }
 
-/* The tmpfs of the upper layer, with upper/ shaped like the rootfs's own "/" (the overlay's
-   root shows the upper directory's owner and mode) and work/.  */
+/* The host id that a mapping gives ID (the container's view of an idmapped file's owner, on
+   the host), or ID itself where it maps none.  */
+static uint32_t
+map_id (uint32_t id, const struct spec_id_mapping *m, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (id >= m[i].container_id && id - m[i].container_id < m[i].size)
+      return m[i].host_id + (id - m[i].container_id);
+  return id;
+}
+
+static bool
+is_mapped (uint32_t host, const struct spec_id_mapping *m, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (host >= m[i].host_id && host - m[i].host_id < m[i].size)
+      return true;
+  return false;
+}
+
+/* An owner as the overlay shows it: through the idmapped lower layer, or as it is.  */
+static void
+shown_owner (const struct ephemeral_cfg *c, bool idmapped, struct stat *st)
+{
+  if (!idmapped)
+    return;
+  st->st_uid = map_id (st->st_uid, c->idmap->uid_mappings, c->idmap->n_uid_mappings);
+  st->st_gid = map_id (st->st_gid, c->idmap->gid_mappings, c->idmap->n_gid_mappings);
+}
+
+static bool
+is_idmappable (unsigned long type)
+{
+  static const unsigned long types[]
+      = { EXT4_SUPER_MAGIC, XFS_SUPER_MAGIC, BTRFS_SUPER_MAGIC, F2FS_SUPER_MAGIC, TMPFS_MAGIC };
+
+  for (size_t i = 0; i < ARRAY_SIZE (types); i++)
+    if (type == types[i])
+      return true;
+  return false;
+}
+
+static bool
+is_octal (char c, char max)
+{
+  return c >= '0' && c <= max;
+}
+
+/* One path of an overlay's options in mountinfo: \ooo (the octal escapes of mountinfo and of
+   seq_show_option) and \X (overlay's own, for ':' in a layer) undone.  */
+static char *
+unescape_option (const char *s, size_t n)
+{
+  char *out = xmalloc (n + 1), *o = out;
+
+  for (size_t i = 0; i < n; i++)
+    {
+      if (s[i] == '\\' && n - i >= 4 && is_octal (s[i + 1], '3') && is_octal (s[i + 2], '7')
+          && is_octal (s[i + 3], '7'))
+        {
+          *o++ = (char) ((s[i + 1] - '0') << 6 | (s[i + 2] - '0') << 3 | (s[i + 3] - '0'));
+          i += 3;
+        }
+      else if (s[i] == '\\' && i + 1 < n)
+        *o++ = s[++i];
+      else
+        *o++ = s[i];
+    }
+  *o = '\0';
+  return out;
+}
+
+/* The end of the item starting at P, before an unescaped SEP.  */
+static const char *
+item_end (const char *p, char sep)
+{
+  for (; *p && *p != sep; p++)
+    if (*p == '\\' && p[1])
+      p++;
+  return p;
+}
+
+struct overlay_layers
+{
+  const char *mount_point;
+  char *options; /* the super options of the last overlay mounted there */
+};
+
+static int
+find_overlay (const struct mounts_info *mi, void *data, ar_error_t *err)
+{
+  struct overlay_layers *o = data;
+
+  (void) err;
+  if (strcmp (mi->mount_point, o->mount_point) != 0)
+    return 0;
+  free (o->options);
+  o->options = strcmp (mi->fstype, "overlay") == 0 ? xstrdup (mi->super_options) : NULL;
+  return 0;
+}
+
+static void
+add_layer (char ***v, size_t *n, char *path)
+{
+  *v = xrealloc (*v, (*n + 2) * sizeof **v);
+  (*v)[(*n)++] = path;
+  (*v)[*n] = NULL;
+}
+
+/* The lowerdir= value: paths at ':' (a "::" starts data-only layers: no).  */
+static const char *
+add_lowers (const char *p, const char *end, char ***v, size_t *n)
+{
+  while (p < end)
+    {
+      const char *e = item_end (p, ':');
+      if (e > end)
+        e = end;
+      if (e == p)
+        return "the rootfs's overlay has data-only layers";
+      add_layer (v, n, unescape_option (p, (size_t) (e - p)));
+      p = e < end ? e + 1 : e;
+    }
+  return NULL;
+}
+
+/* The rootfs's overlay as layers, top first: upperdir, then lowerdir's.  */
+static const char *
+overlay_layers (const char *rootfs, char ***out)
+{
+  struct overlay_layers o = { .mount_point = rootfs };
+  ar_error_t e = NULL;
+  cleanup_strv char **lowers = NULL;
+  char *upper = NULL;
+  size_t n = 0;
+  const char *why = NULL;
+
+  if (mounts_foreach_info (find_overlay, &o, &e) < 0)
+    {
+      ar_error_release (&e);
+      return "the rootfs's overlay is not in /proc/self/mountinfo";
+    }
+  if (o.options == NULL)
+    return "the rootfs is an overlay, but not a mount of its own";
+  for (const char *p = o.options; *p && why == NULL;)
+    {
+      const char *end = item_end (p, ',');
+      if (ar_str_has_prefix (p, "lowerdir=") || ar_str_has_prefix (p, "lowerdir+="))
+        why = add_lowers (strchr (p, '=') + 1, end, &lowers, &n);
+      else if (ar_str_has_prefix (p, "upperdir="))
+        {
+          free (upper);
+          upper = unescape_option (p + 9, (size_t) (end - p - 9));
+        }
+      else if (ar_str_has_prefix (p, "datadir+="))
+        why = "the rootfs's overlay has data-only layers";
+      p = *end ? end + 1 : end;
+    }
+  free (o.options);
+  if (why == NULL && n == 0)
+    why = "the rootfs's overlay names no lower layer";
+  if (why == NULL && n + (upper != NULL) > EPHEMERAL_MAX_LAYERS)
+    why = "the rootfs's overlay has too many layers";
+  if (why)
+    {
+      free (upper);
+      return why;
+    }
+  *out = NULL;
+  n = 0;
+  if (upper)
+    add_layer (out, &n, upper);
+  for (char **l = lowers; *l; l++)
+    add_layer (out, &n, steal_ptr (l));
+  return NULL;
+}
+
+/* Each layer a directory named by an absolute path, on a filesystem that takes idmapped
+   mounts, and not the container's already.  */
+static const char *
+check_layers (char **layers, const struct spec_linux *l)
+{
+  for (char **p = layers; *p; p++)
+    {
+      struct statfs sfs;
+      struct stat st;
+
+      if ((*p)[0] != '/')
+        return "a layer of the rootfs's overlay is named by a relative path";
+      if (stat (*p, &st) < 0 || statfs (*p, &sfs) < 0 || !S_ISDIR (st.st_mode))
+        return "a layer of the rootfs cannot be looked at";
+      if (!is_idmappable ((unsigned long) sfs.f_type))
+        return "a layer of the rootfs is on a filesystem not known to take idmapped mounts";
+      if (is_mapped (st.st_uid, l->uid_mappings, l->n_uid_mappings))
+        return "the rootfs belongs to the container already (an id its user namespace maps)";
+    }
+  return NULL;
+}
+
+bool
+ephemeral_decide (const char *rootfs, const struct spec_linux *l, char ***layers, const char **why)
+{
+  cleanup_strv char **v = NULL;
+  struct statfs sfs;
+  struct stat st;
+
+  *layers = NULL;
+  *why = NULL;
+  if (l->n_uid_mappings == 0 || l->n_gid_mappings == 0)
+    return false;
+  if (stat (rootfs, &st) < 0 || statfs (rootfs, &sfs) < 0)
+    {
+      *why = "the rootfs cannot be looked at";
+      return false;
+    }
+  if (is_mapped (st.st_uid, l->uid_mappings, l->n_uid_mappings))
+    {
+      *why = "the rootfs belongs to the container already (an id its user namespace maps)";
+      return false;
+    }
+  if ((unsigned long) sfs.f_type == OVERLAYFS_SUPER_MAGIC)
+    *why = overlay_layers (rootfs, &v);
+  else
+    {
+      v = xzalloc (2 * sizeof *v);
+      v[0] = xstrdup (rootfs);
+    }
+  if (*why == NULL)
+    *why = check_layers (v, l);
+  if (*why)
+    return false;
+  *layers = steal_ptr (&v);
+  return true;
+}
+
+/* The tmpfs of the upper layer, with upper/ and work/ (upper/ is shaped like the rootfs's "/"
+   when the overlay is made: shape_upper).  */
 static int
 make_tmpfs (const struct ephemeral_cfg *c, ar_error_t *err)
 {
   cleanup_close int fsfd = fs_open ("tmpfs", err);
   cleanup_close int mnt = -1;
   char size[32], inodes[32];
-  struct stat root;
 
   if (fsfd < 0)
     return -1;
@@ -84,33 +324,175 @@ make_tmpfs (const struct ephemeral_cfg *c, ar_error_t *err)
   mnt = fs_mount (fsfd, "tmpfs", err);
   if (mnt < 0)
     return -1;
-  if (stat (c->rootfs, &root) < 0)
-    return ar_make_error (err, errno, "ephemeral rootfs: stat `%s`", c->rootfs);
-  if (mkdirat (mnt, "upper", 0700) < 0 || mkdirat (mnt, "work", 0700) < 0
-      || fchownat (mnt, "upper", root.st_uid, root.st_gid, AT_SYMLINK_NOFOLLOW) < 0
-      || fchmodat (mnt, "upper", root.st_mode & 07777, 0) < 0)
+  if (mkdirat (mnt, "upper", 0700) < 0 || mkdirat (mnt, "work", 0700) < 0)
     return ar_make_error (err, errno, "ephemeral rootfs: make the upper layer");
   return steal_fd (&mnt);
 }
 
+/* The overlay's root shows the upper directory's owner and mode: the rootfs's, as the lower
+   layer shows it (through the idmap, the container's root).  */
 static int
-make_overlay (const char *rootfs, int tmpfs, ar_error_t *err)
+shape_upper (const struct ephemeral_cfg *c, int tmpfs, bool idmapped, ar_error_t *err)
+{
+  struct stat root;
+
+  if (stat (c->rootfs, &root) < 0)
+    return ar_make_error (err, errno, "ephemeral rootfs: stat `%s`", c->rootfs);
+  shown_owner (c, idmapped, &root);
+  if (fchownat (tmpfs, "upper", root.st_uid, root.st_gid, AT_SYMLINK_NOFOLLOW) < 0
+      || fchmodat (tmpfs, "upper", root.st_mode & 07777, 0) < 0)
+    return ar_make_error (err, errno, "ephemeral rootfs: make the upper layer");
+  return 0;
+}
+
+/* The lower layers, top first: by fd (the idmapped trees, as /proc/self/fd/N), else the rootfs
+   by path.  */
+struct lowers
+{
+  const char *rootfs;
+  const int *trees; /* e->fds: the first n_trees are trees */
+  size_t n_trees;
+};
+
+/* The overlay from detached layers: the lower ones as `lowers` says, the upper ones through our
+   fd to the tmpfs.  Linux 6.15 takes them; an older kernel fails with EINVAL
+   (overlay_elsewhere then builds it).  */
+static int
+make_overlay (const struct lowers *lw, int tmpfs, ar_error_t *err)
 {
   cleanup_close int fsfd = fs_open ("overlay", err);
-  char upper[64], work[64];
+  char upper[64], work[64], lower[64];
 
   if (fsfd < 0)
     return -1;
   /* The upper layer is reachable only through our fd to the detached tmpfs.  */
   snprintf (upper, sizeof upper, "/proc/self/fd/%d/upper", tmpfs);
   snprintf (work, sizeof work, "/proc/self/fd/%d/work", tmpfs);
+  for (size_t i = 0; i < lw->n_trees; i++)
+    {
+      snprintf (lower, sizeof lower, "/proc/self/fd/%d", lw->trees[i]);
+      if (fs_set (fsfd, "lowerdir+", lower) < 0)
+        return fs_error (fsfd, errno, "overlay lower layer", err);
+    }
   /* lowerdir+ (6.8) takes the path whole; lowerdir would split it at ':'.  */
-  if (fs_set (fsfd, "lowerdir+", rootfs) < 0
-      && (errno != EINVAL || strpbrk (rootfs, ":,\\") || fs_set (fsfd, "lowerdir", rootfs) < 0))
+  if (lw->n_trees == 0 && fs_set (fsfd, "lowerdir+", lw->rootfs) < 0
+      && (errno != EINVAL || strpbrk (lw->rootfs, ":,\\")
+          || fs_set (fsfd, "lowerdir", lw->rootfs) < 0))
     return fs_error (fsfd, errno, "overlay lower layer", err);
   if (fs_set (fsfd, "upperdir", upper) < 0 || fs_set (fsfd, "workdir", work) < 0)
     return fs_error (fsfd, errno, "overlay upper layer", err);
   return fs_mount (fsfd, "overlay", err);
+}
+
+/* A path as one lowerdir: overlay splits the option at ':' (and the mount data of a kernel
+   before 6.5 at ','), each escaped with a backslash.  */
+static void
+append_escaped (char **out, size_t *len, const char *path)
+{
+  *out = xrealloc (*out, *len + 2 * strlen (path) + 2);
+  if (*len > 0)
+    (*out)[(*len)++] = ':';
+  for (const char *p = path; *p; p++)
+    {
+      if (*p == ':' || *p == ',' || *p == '\\')
+        (*out)[(*len)++] = '\\';
+      (*out)[(*len)++] = *p;
+    }
+  (*out)[*len] = '\0';
+}
+
+/* In a mount namespace of our own, all of whose mounts are private: the tmpfs attached on the
+   scratch directory, each idmapped tree on the directory it was cloned from, and the overlay
+   made from their paths.  What is attached here goes with the namespace.  */
+static int
+overlay_from_paths (const struct ephemeral_cfg *c, const struct lowers *lw, int tmpfs,
+                    ar_error_t *err)
+{
+  cleanup_close int fsfd = -1;
+  cleanup_free char *lower = NULL;
+  cleanup_free char *upper = xasprintf ("%s/upper", c->scratch);
+  cleanup_free char *work = xasprintf ("%s/work", c->scratch);
+  size_t len = 0;
+
+  if (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+    return ar_make_error (err, errno, "ephemeral rootfs: make a private mount namespace");
+  if (syscall (SYS_move_mount, tmpfs, "", AT_FDCWD, c->scratch, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+    return ar_make_error (err, errno, "ephemeral rootfs: attach the upper layer");
+  for (size_t i = 0; i < lw->n_trees; i++)
+    {
+      if (syscall (SYS_move_mount, lw->trees[i], "", AT_FDCWD, c->layers[i],
+                   MOVE_MOUNT_F_EMPTY_PATH)
+          < 0)
+        return ar_make_error (err, errno, "ephemeral rootfs: attach the layer `%s`", c->layers[i]);
+      append_escaped (&lower, &len, c->layers[i]);
+    }
+  if (lw->n_trees == 0)
+    append_escaped (&lower, &len, lw->rootfs);
+  fsfd = fs_open ("overlay", err);
+  if (fsfd < 0)
+    return -1;
+  if (fs_set (fsfd, "lowerdir", lower) < 0 || fs_set (fsfd, "upperdir", upper) < 0
+      || fs_set (fsfd, "workdir", work) < 0)
+    return fs_error (fsfd, errno, "overlay layers", err);
+  return fs_mount (fsfd, "overlay", err);
+}
+
+/* overlay_from_paths in a mount namespace made for it and left at once (setns resets our root
+   and cwd: both are put back).  */
+static int
+overlay_elsewhere (const struct ephemeral_cfg *c, const struct lowers *lw, int tmpfs,
+                   ar_error_t *err)
+{
+  cleanup_close int own = open ("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+  cleanup_close int root = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  cleanup_close int cwd = open (".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  int ret;
+
+  if (own < 0 || root < 0 || cwd < 0)
+    return ar_make_error (err, errno, "ephemeral rootfs: open our mount namespace");
+  if (unshare (CLONE_NEWNS) < 0)
+    return ar_make_error (err, errno, "ephemeral rootfs: a mount namespace to build it in");
+  ret = overlay_from_paths (c, lw, tmpfs, err);
+  if (setns (own, CLONE_NEWNS) < 0 || fchdir (root) < 0 || chroot (".") < 0 || fchdir (cwd) < 0)
+    {
+      int e = errno;
+      if (ret >= 0)
+        close (ret);
+      else
+        ar_error_release (err);
+      return ar_make_error (err, e, "ephemeral rootfs: return to our mount namespace");
+    }
+  return ret;
+}
+
+/* The overlay over the first N_TREES fds of e (the idmapped lower layers, top first), or the
+   rootfs itself.  */
+static int
+build_overlay (struct ephemeral *e, const struct ephemeral_cfg *c, size_t n_trees, ar_error_t *err)
+{
+  struct lowers lw = { .rootfs = c->rootfs, .trees = e->fds, .n_trees = n_trees };
+  ar_error_t why = NULL;
+  int fd;
+
+  e->idmapped = n_trees > 0;
+  if (shape_upper (c, e->fds[EPHEMERAL_TMPFS], e->idmapped, err) < 0)
+    return -1;
+  fd = make_overlay (&lw, e->fds[EPHEMERAL_TMPFS], &why);
+  if (fd < 0 && why->status == EINVAL && c->scratch)
+    {
+      ar_error_release (&why);
+      fd = overlay_elsewhere (c, &lw, e->fds[EPHEMERAL_TMPFS], &why);
+      /* Attached in that namespace, and gone with it: nothing for the init.  */
+      for (int i = 0; i < EPHEMERAL_OVERLAY; i++)
+        ar_closep (&e->fds[i]);
+    }
+  if (fd < 0)
+    {
+      *err = why;
+      return -1;
+    }
+  e->fds[EPHEMERAL_OVERLAY] = fd;
+  return 0;
 }
 
 /* A decoy credentials file: looks like the real thing, and says what it is to anyone reading
@@ -143,6 +525,7 @@ plant_dir (int up, int *lower, const char *name, const struct ephemeral_cfg *c, 
         return ar_make_error (err, ENOTDIR, "canary `%s`: `%s` in the rootfs is not a directory",
                               path, name);
       next = openat (*lower, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      shown_owner (c, c->idmap != NULL, &st);
     }
   ar_closep (lower);
   *lower = next;
@@ -232,29 +615,84 @@ plant_canaries (int tmpfs, const struct ephemeral_cfg *c, struct ephemeral *out,
 int
 ephemeral_make (const struct ephemeral_cfg *c, struct ephemeral *out, ar_error_t *err)
 {
-  cleanup_close int tmpfs = -1;
-
-  out->overlay_fd = out->fanotify_fd = -1;
+  for (int i = 0; i < EPHEMERAL__N; i++)
+    out->fds[i] = -1;
+  out->fanotify_fd = -1;
   out->canaries = NULL;
   out->n_canaries = 0;
-  tmpfs = make_tmpfs (c, err);
-  if (tmpfs < 0)
-    goto fail;
-  if (c->canaries && plant_canaries (tmpfs, c, out, err) < 0)
-    goto fail;
-  out->overlay_fd = make_overlay (c->rootfs, tmpfs, err);
-  if (out->overlay_fd < 0)
-    goto fail;
+  out->idmapped = false;
+  out->fds[EPHEMERAL_TMPFS] = make_tmpfs (c, err);
+  if (out->fds[EPHEMERAL_TMPFS] < 0
+      || (c->canaries && plant_canaries (out->fds[EPHEMERAL_TMPFS], c, out, err) < 0)
+      || (c->idmap == NULL && build_overlay (out, c, 0, err) < 0))
+    {
+      ephemeral_release (out);
+      return -1;
+    }
   return 0;
-fail:
-  ephemeral_release (out);
-  return -1;
+}
+
+/* A layer as an idmapped mount: a detached clone (the mounts below it are not the overlay's
+   business: overlay looks at one filesystem per layer) with the user namespace's mapping.  */
+static int
+idmapped_layer (const char *dir, int userns, ar_error_t *err)
+{
+  struct mount_attr attr = { .attr_set = MOUNT_ATTR_IDMAP, .userns_fd = (__u64) userns };
+  cleanup_close int fd
+      = (int) syscall (SYS_open_tree, AT_FDCWD, dir, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+
+  if (fd < 0)
+    return ar_make_error (err, errno, "ephemeral rootfs: open_tree `%s`", dir);
+  if (syscall (SYS_mount_setattr, fd, "", AT_EMPTY_PATH, &attr, sizeof attr) < 0)
+    return ar_make_error (err, errno, "ephemeral rootfs: idmap `%s`", dir);
+  return steal_fd (&fd);
+}
+
+int
+ephemeral_make_overlay (struct ephemeral *e, const struct ephemeral_cfg *c, int userns_fd,
+                        const char **fallback, ar_error_t *err)
+{
+  size_t n = 0;
+
+  *fallback = NULL;
+  for (; c->layers[n] && n < EPHEMERAL_MAX_LAYERS; n++)
+    {
+      ar_error_t why = NULL;
+
+      e->fds[n] = idmapped_layer (c->layers[n], userns_fd, &why);
+      if (e->fds[n] >= 0)
+        continue;
+      if (why->status != EINVAL)
+        {
+          *err = why;
+          return -1;
+        }
+      /* A filesystem this kernel cannot idmap (tmpfs before 6.3): the files stay as they are.  */
+      ar_error_release (&why);
+      *fallback = "this kernel cannot idmap the rootfs's filesystem";
+      for (size_t i = 0; i < n; i++)
+        ar_closep (&e->fds[i]);
+      n = 0;
+      break;
+    }
+  if (n == 0 || build_overlay (e, c, n, err) == 0)
+    return n == 0 ? build_overlay (e, c, 0, err) : 0;
+  /* The layers of a live overlay, stacked again: with index=on overlay refuses a lower layer
+     that another mount uses as its upper (EBUSY).  The rootfs as it is, then.  */
+  if ((*err)->status != EBUSY)
+    return -1;
+  ar_error_release (err);
+  *fallback = "the kernel refuses to stack the rootfs's overlay layers again";
+  for (size_t i = 0; i < n; i++)
+    ar_closep (&e->fds[i]);
+  return build_overlay (e, c, 0, err);
 }
 
 void
 ephemeral_release (struct ephemeral *e)
 {
-  ar_closep (&e->overlay_fd);
+  for (int i = 0; i < EPHEMERAL__N; i++)
+    ar_closep (&e->fds[i]);
   ar_closep (&e->fanotify_fd);
   for (size_t i = 0; i < e->n_canaries; i++)
     free (e->canaries[i].path);

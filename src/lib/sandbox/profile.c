@@ -219,7 +219,10 @@ has_user_ns (const struct ar_jnode *nss)
 }
 
 /* The config's namespaces, the network one made new (loopback only: a joined one is the host's
-   or a pod's network) unless a joined one is kept (profile_edits), and, unless there is one, a
+   or a pod's network) unless a joined one is kept (profile_edits), a joined IPC one too (a pod's:
+   the sandbox shares no System V or POSIX IPC objects with the pod's other containers, and that
+   namespace belongs to another user namespace, where the container's root may not mount its
+   mqueue) and, unless there is one, a
    new user namespace; pid, ipc, uts, mount and cgroup are added when absent.  */
 static char *
 agent_namespaces (const struct ar_jnode *nss, bool keep_joined_net, ar_error_t *err)
@@ -233,7 +236,10 @@ agent_namespaces (const struct ar_jnode *nss, bool keep_joined_net, ar_error_t *
     {
       const struct ar_jnode *ns = ar_jat (nss, i);
       const char *t = ns_type (ns);
-      if (t && strcmp (t, "network") == 0 && !(keep_joined_net && ar_jget (ns, "path")))
+      bool joined = ar_jtype (ns) == AR_J_OBJECT && ar_jget (ns, "path") != NULL;
+      if (t && strcmp (t, "network") == 0 && !(keep_joined_net && joined))
+        continue;
+      if (t && joined && strcmp (t, "ipc") == 0)
         continue;
       for (size_t k = 0; t && k < ARRAY_SIZE (want); k++)
         seen[k] |= strcmp (t, want[k]) == 0;
