@@ -20,7 +20,7 @@
 
    A cached answer costs the workload no notify round trip at all when it sends its queries
    without connect (musl, Go), and one (its connect to the resolver, answered without the
-   broker) otherwise: the bench's "dns" rows.  */
+   broker, in the worker: a datagram connect cannot block) otherwise: bench/dns.sh.  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>

@@ -826,6 +826,13 @@ unix_connect (struct sv_call *c, int wfd, const struct sock_info *si, const void
   deny (c, EAGAIN, "egress-busy", args_json);
 }
 
+/* May this connect wait (a thread of its own then answers it)?  */
+static bool
+blocking (const struct decision *d, const struct sock_info *si)
+{
+  return d->broker || (!si->nonblock && si->type != SOCK_DGRAM);
+}
+
 void
 sv_egress_connect (struct sv_call *c, const void *addr, size_t len, const char *args_json)
 {
@@ -891,10 +898,12 @@ sv_egress_connect (struct sv_call *c, const void *addr, size_t len, const char *
     }
   else
     j->sock = wfd; /* the workload's own socket, in the container's namespace */
-  /* Only a non-blocking connect of the workload's own socket is answered here at once.  */
-  if ((d.broker || !si.nonblock) && defer (c, j))
+  /* A connect of the workload's own socket that cannot block is answered here at once: a
+     non-blocking one, or a datagram socket's (it only sets the peer: a stub resolver's connect
+     to the sandbox's resolver costs no thread).  */
+  if (blocking (&d, &si) && defer (c, j))
     return;
-  if (d.broker || !si.nonblock)
+  if (blocking (&d, &si))
     {
       job_free (j);
       deny (c, EAGAIN, "egress-busy", args);
