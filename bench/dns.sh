@@ -45,11 +45,16 @@ cleanup() {
   for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
   [ -z "${FLOOR:-}" ] || $FLOOR --root "$work/floor" delete --force bench-dns-floor >/dev/null 2>&1 || true
   "$AGENTRT" --root "$work/agentrt" delete --force bench-dns-agentrt >/dev/null 2>&1 || true
+  ! mountpoint -q "$work/merged" || umount "$work/merged"
   rm -rf "$work"
 }
 trap cleanup EXIT
 
 rootfs=$(debian_rootfs)
+# The floor's rootfs: an overlay of the cached one, so that the mount targets it makes (/bench,
+# /etc/hosts) land here and never in the cache (agentrt runs --ephemeral, its own overlay).
+mkdir -p "$work/upper" "$work/ovwork" "$work/merged"
+mount -t overlay overlay -o "lowerdir=$rootfs,upperdir=$work/upper,workdir=$work/ovwork" "$work/merged"
 dnsmasq --keep-in-foreground --no-resolv --no-hosts --bind-interfaces --listen-address=$ADDR \
   --port=53 --user=root --pid-file= --local-ttl=60 --host-record=$NAME,127.0.0.21 \
   --log-facility=/dev/null &
@@ -97,10 +102,10 @@ for label, fn in (("gai-hosts", gai_hosts), ("udp-sendto", udp_sendto), ("udp-co
     print("%s\t%.1f" % (label, (time.perf_counter() - t) / n * 1e6), flush=True)
 PY
 
-bundle() { # DIR RESOLVER: a bundle running loop.py against RESOLVER
+bundle() { # DIR RESOLVER ROOTFS: a bundle running loop.py against RESOLVER
   mkdir -p "$1"
   (cd "$1" && crun spec --rootless >/dev/null 2>&1 || crun spec >/dev/null)
-  jq --arg r "$rootfs" --arg res "$2" --arg name $NAME --arg port "$port" --arg n "$N" \
+  jq --arg r "$3" --arg res "$2" --arg name $NAME --arg port "$port" --arg n "$N" \
     --arg w "$work" '
       .root = {path: $r, readonly: true} | .process.terminal = false
     | .process.args = ["python3", "/bench/loop.py", $res, $name, $port, $n]
@@ -113,8 +118,8 @@ bundle() { # DIR RESOLVER: a bundle running loop.py against RESOLVER
                    options: ["bind", "ro"]}]' "$1/config.json" >"$1/c.json"
   mv "$1/c.json" "$1/config.json"
 }
-bundle "$work/b-floor" $ADDR
-bundle "$work/b-agentrt" 127.0.0.53
+bundle "$work/b-floor" $ADDR "$work/merged"
+bundle "$work/b-agentrt" 127.0.0.53 "$rootfs"
 FLOOR=crun
 if ! crun --root "$work/floor" run --bundle "$work/b-floor" bench-dns-floor >"$work/probe" 2>&1; then
   echo "bench/dns.sh: crun cannot run here ($(tail -1 "$work/probe")): runc is the floor" >&2

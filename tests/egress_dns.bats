@@ -32,6 +32,8 @@ dns_up() {
  "shared.test": {"a": ["127.0.0.21"], "ttl": 60},
  "meta.test": {"a": ["169.254.169.254", "192.0.2.10", "0.0.0.0"], "aaaa": ["fe80::1", "fd00:ec2::254"], "ttl": 60},
  "lo.test": {"a": ["127.0.0.21"], "ttl": 60},
+ "registry.test": {"a": ["127.0.0.21"], "ttl": 60},
+ "code.test": {"a": ["127.0.0.21"], "ttl": 60},
  "*.many.test": {"hashed": true, "ttl": 60}}
 EOF
   DNS_LOG=$ROOT/dns.log
@@ -227,6 +229,93 @@ dns.resolve4(\"evil.test\", (e, a) => console.log(\"denied\", e ? e.code : a));
   [[ "$output" == *"lookup 127.0.0.21"* ]]
   [[ "$output" == *"resolve4 2"* ]]
   [[ "$output" == *"denied ENOTFOUND"* ]]
+}
+
+@test "egress dns: npm installs from an allowed registry whose tarballs are on a CDN's name, and is denied another registry by name" {
+  command -v node >/dev/null || skip "node is not installed (tools/install-deps.sh --tests)"
+  local npm
+  npm=$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")
+  [ -f "$npm/bin/npm-cli.js" ] || skip "npm is not installed (tools/install-deps.sh --tests)"
+  debian_bundle
+  mkdir -p "$ROOT/nodebin"
+  cp "$(command -v node)" "$ROOT/nodebin/node"
+  update_config --arg n "$ROOT/nodebin" --arg m "$npm" '.mounts += [
+      {destination: "/usr/local/bin", type: "bind", source: $n, options: ["rbind", "ro"]},
+      {destination: "/opt/npm", type: "bind", source: $m, options: ["rbind", "ro"]}]'
+  http_up 127.0.0.21 127.0.0.31 127.0.0.32 127.0.0.33
+  # The registry's metadata on registry.test, its tarball on files.test (a CNAME to a CDN's
+  # name with rotating answers), as npmjs.org's are on registry.npmjs.org and a CDN.
+  python3 - "$ROOT/www" "files.test:$HTTP_PORT" <<'PY'
+import base64, hashlib, io, json, sys, tarfile
+root, files_host = sys.argv[1], sys.argv[2]
+files = {"package/package.json": json.dumps({"name": "agentpkg", "version": "1.0.0", "main": "index.js"}).encode(),
+         "package/index.js": b"module.exports = 'the allowed registry';\n"}
+buf = io.BytesIO()
+with tarfile.open(fileobj=buf, mode="w:gz") as t:
+    for n, d in files.items():
+        i = tarfile.TarInfo(n)
+        i.size, i.mode = len(d), 0o644
+        t.addfile(i, io.BytesIO(d))
+tgz = buf.getvalue()
+open(root + "/agentpkg-1.0.0.tgz", "wb").write(tgz)
+dist = {"tarball": "http://%s/agentpkg-1.0.0.tgz" % files_host, "shasum": hashlib.sha1(tgz).hexdigest(),
+        "integrity": "sha512-" + base64.b64encode(hashlib.sha512(tgz).digest()).decode()}
+json.dump({"name": "agentpkg", "dist-tags": {"latest": "1.0.0"},
+           "versions": {"1.0.0": {"name": "agentpkg", "version": "1.0.0", "main": "index.js", "dist": dist}}},
+          open(root + "/agentpkg", "w"))
+PY
+  in_container "mkdir -p /tmp/p && cd /tmp/p && export HOME=/tmp; npm() { node /opt/npm/bin/npm-cli.js --no-audit --no-fund --no-update-notifier --fetch-retries 0 --cache /tmp/npm-cache \"\$@\"; }; npm install --registry http://registry.test:$HTTP_PORT/ agentpkg 2>&1 | tail -2; node -e 'console.log(require(\"agentpkg\"))'; mkdir /tmp/q && cd /tmp/q && npm install --registry http://evil.test:$HTTP_PORT/ agentpkg 2>&1 | grep -m1 -o 'ENOTFOUND[^)]*'; cat /run/agentrt/denials"
+  run_allowed "registry.test:$HTTP_PORT,files.test:$HTTP_PORT" --ephemeral
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"added 1 package"* ]]
+  [[ "$output" == *"the allowed registry"* ]]
+  [[ "$output" == *"ENOTFOUND"* ]]
+  [[ "$output" == *"dns evil.test NXDOMAIN not-listed ask: evil.test:*"* ]]
+  grep -q "GET /agentpkg " "$ROOT/http.log"
+  grep -qE "^127\.0\.0\.3[123] .*GET /agentpkg-1.0.0.tgz" "$ROOT/http.log"
+  grep '"rule":"egress-allow"' "$AUDIT" | grep -q '"name":"files.test"'
+  ! grep -q "^127.0.0.41" "$ROOT/http.log"
+}
+
+@test "egress dns: git clones from a code host only git may reach (@program), runc the control" {
+  command -v git >/dev/null && [ -x /usr/lib/git-core/git-remote-http ] || skip "git is not installed"
+  debian_bundle
+  http_up 127.0.0.21
+  # A repository over git's dumb HTTP protocol, served as files.
+  git init -q "$ROOT/src"
+  echo "cloned from the code host" >"$ROOT/src/README"
+  git -C "$ROOT/src" add README
+  git -C "$ROOT/src" -c user.name=t -c user.email=t@t commit -q -m one
+  git clone -q --bare "$ROOT/src" "$ROOT/www/repo.git"
+  git -C "$ROOT/www/repo.git" update-server-info
+  # The host's git (Debian 12's, as the rootfs is) under /opt/git, with the libraries the rootfs
+  # lacks: only /opt/git/ may reach the code host.
+  mkdir -p "$ROOT/git/lib" "$ROOT/git/libexec"
+  cp /usr/bin/git /usr/lib/git-core/git-remote-http "$ROOT/git/libexec/"
+  ldd /usr/bin/git /usr/lib/git-core/git-remote-http | awk '$3 ~ /^\// { print $3 }' | sort -u |
+    grep -vE '/(libc|libm|libpthread|libdl|libresolv|librt)\.so' | xargs cp -L -t "$ROOT/git/lib"
+  update_config --arg g "$ROOT/git" '.mounts += [{destination: "/opt/git", type: "bind", source: $g, options: ["rbind", "ro"]}]'
+  in_container "export HOME=/tmp PATH=/opt/git/libexec:\$PATH LD_LIBRARY_PATH=/opt/git/lib GIT_EXEC_PATH=/opt/git/libexec; git clone -q http://code.test:$HTTP_PORT/repo.git /tmp/r 2>&1 && cat /tmp/r/README; python3 -c 'import urllib.request; urllib.request.urlopen(\"http://code.test:$HTTP_PORT/repo.git/HEAD\", timeout=5)' 2>&1 | tail -1; grep code.test /run/agentrt/denials"
+  run_allowed "code.test:$HTTP_PORT@/opt/git/" --ephemeral
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"cloned from the code host"* ]]
+  [[ "$output" == *"Permission denied"* ]]
+  [[ "$output" == *"EACCES program ask: code.test:$HTTP_PORT@/usr/bin/python3.11"* ]]
+  grep '"rule":"egress-allow"' "$AUDIT" | grep '"name":"code.test"' | grep -q '"exe":"/opt/git/libexec/git-remote-http"'
+  # runc, the control: with the host's network, nothing tells git from python.  (The cached
+  # rootfs read-only, /tmp a tmpfs, git on /mnt, which the rootfs has: runc would make a missing
+  # mount target in the cache.)
+  update_config --arg g "$ROOT/git" '.linux.namespaces = [.linux.namespaces[] | select(.type != "network")]
+    | .root.readonly = true
+    | .mounts = [.mounts[] | select(.destination != "/opt/git")]
+    | .mounts += [{destination: "/mnt", type: "bind", source: $g, options: ["rbind", "ro"]},
+                  {destination: "/tmp", type: "tmpfs", source: "tmpfs", options: ["nosuid", "nodev"]}]'
+  in_container "export HOME=/tmp PATH=/mnt/libexec:\$PATH LD_LIBRARY_PATH=/mnt/lib GIT_EXEC_PATH=/mnt/libexec; git clone -q http://127.0.0.21:$HTTP_PORT/repo.git /tmp/r 2>&1 && cat /tmp/r/README; python3 -c 'import urllib.request; print(urllib.request.urlopen(\"http://127.0.0.21:$HTTP_PORT/repo.git/HEAD\", timeout=5).read().decode().strip())'"
+  run runc --root "$ROOT/runc" run -b "$BUNDLE" "$CID-runc"
+  echo "$output" >&2
+  runc --root "$ROOT/runc" delete --force "$CID-runc" >/dev/null 2>&1 || true
+  [[ "$output" == *"cloned from the code host"* ]]
+  [[ "$output" == *"ref: refs/heads/"* ]]
 }
 
 @test "egress dns: Go's own resolver (CGO_ENABLED=0) uses the sandbox's resolver" {
