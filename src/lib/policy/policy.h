@@ -74,7 +74,8 @@ enum sc_cond
   SCOND_SOCKET_FAMILY,       /* socket/socketpair: AF_UNIX, AF_INET, AF_INET6, AF_NETLINK */
   SCOND_IOCTL_SAFE,          /* ioctl: request (low 32 bits) is not TIOCSTI or TIOCLINUX */
   SCOND_PERSONALITY_DEFAULT, /* personality: PER_LINUX, or the 0xffffffff query */
-  SCOND_SECCOMP_NO_LISTENER  /* seccomp: flags without SECCOMP_FILTER_FLAG_NEW_LISTENER */
+  SCOND_SECCOMP_NO_LISTENER, /* seccomp: flags without SECCOMP_FILTER_FLAG_NEW_LISTENER */
+  SCOND_PRCTL_NO_SET_MM,     /* prctl: option (low 32 bits) is not PR_SET_MM */
 };
 
 enum sc_severity
@@ -119,6 +120,9 @@ const struct sc_table *policy_table_by_arch (const char *arch);
 struct policy_opts
 {
   bool allow_ptrace; /* ptrace and process_vm_writev allowed, for debugging */
+  /* prctl(PR_SET_MM) refused: with an egress allowlist, whose per-program entries trust
+     /proc/PID/exe (netpolicy_caller_exe).  */
+  bool deny_set_mm;
 };
 
 /* The resolved policy of one architecture: each syscall number's entry.  */

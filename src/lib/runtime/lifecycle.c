@@ -249,7 +249,7 @@ prepare_policy (struct create_ctx *c, ar_error_t *err)
 static int
 prepare_egress (struct create_ctx *c, ar_error_t *err)
 {
-  if (c->sb.egress == NULL)
+  if (c->sb.net == NULL)
     return 0;
   if (c->sb.platform == PLATFORM_NONE)
     return ar_make_error (err, EINVAL, "%s: needs the supervisor's broker, not --platform none",
@@ -559,6 +559,30 @@ make_vfiles (struct create_ctx *c, int fds[VF__N], ar_error_t *err)
   return open_vfiles (c->vfiles_fd, fds, err);
 }
 
+/* With an allowlist: the container's /etc/hosts and resolv.conf, in the state directory (exec
+   knows the container has an allowlist by the latter), and the denials file the supervisor
+   keeps, beside its virtual files; a detached read-only bind mount of each for the init.  */
+static int
+open_egress_files (struct create_ctx *c, int dirfd, int fds[EGRESS_FILE__N], ar_error_t *err)
+{
+  static const char header[] = "# no egress denied yet\n";
+  cleanup_close int fd = -1;
+
+  fds[EGRESS_FILE_HOSTS]
+      = egress_open_file (dirfd, c->state_dir, EGRESS_HOSTS_FILE, egress_hosts_text (), err);
+  if (fds[EGRESS_FILE_HOSTS] < 0)
+    return -1;
+  fds[EGRESS_FILE_RESOLV]
+      = egress_open_file (dirfd, c->state_dir, EGRESS_RESOLV_FILE, c->sb.resolv_conf, err);
+  if (fds[EGRESS_FILE_RESOLV] < 0)
+    return -1;
+  fd = openat (c->vfiles_fd, EGRESS_DENIALS_FILE, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0 || write (fd, header, sizeof header - 1) != (ssize_t) (sizeof header - 1))
+    return ar_make_error (err, errno, "write the denials file");
+  fds[EGRESS_FILE_DENIALS] = open_vfile (c->vfiles_fd, EGRESS_DENIALS_FILE, err);
+  return fds[EGRESS_FILE_DENIALS] < 0 ? -1 : 0;
+}
+
 /* The host ids of the container's root: planted files belong to it.  */
 static void
 container_root_ids (const struct spec_linux *l, uid_t *uid, gid_t *gid)
@@ -624,7 +648,7 @@ spawn (struct create_ctx *c, int dirfd, int cgroup_fd, struct process_result *re
   cleanup_close int fifo = -1;
   cleanup_strv char **env = NULL;
   int vfile_fds[VF__N];
-  cleanup_close int hosts_fd = -1;
+  int egress_fds[EGRESS_FILE__N] = { -1, -1, -1 };
   int n_listen = listen_fds ();
   int ret;
   struct process_init_cfg cfg = { .spec = c->spec,
@@ -638,13 +662,6 @@ spawn (struct create_ctx *c, int dirfd, int cgroup_fd, struct process_result *re
 
   for (int i = 0; i < FILTER__N; i++)
     cfg.filters[i] = c->progs[i].insns ? &c->progs[i] : NULL;
-  if (c->sb.egress && c->sb.egress->names)
-    {
-      hosts_fd = egress_open_hosts (dirfd, c->state_dir, c->sb.egress, err);
-      if (hosts_fd < 0)
-        return -1;
-      cfg.hosts_fd = &hosts_fd;
-    }
   if (c->sb.ephemeral && make_ephemeral (c, err) < 0)
     return -1;
   if (c->sb.ephemeral && c->eph_cfg.idmap)
@@ -670,6 +687,18 @@ spawn (struct create_ctx *c, int dirfd, int cgroup_fd, struct process_result *re
         return -1;
       cfg.vfile_fds = vfile_fds;
     }
+  if (c->sb.net)
+    {
+      if (open_egress_files (c, dirfd, egress_fds, err) < 0)
+        {
+          for (int i = 0; cfg.vfile_fds && i < VF__N; i++)
+            close (vfile_fds[i]);
+          for (int i = 0; i < EGRESS_FILE__N; i++)
+            ar_closep (&egress_fds[i]);
+          return -1;
+        }
+      cfg.egress_fds = egress_fds;
+    }
   env = workload_env (&c->spec->process, n_listen);
   cfg.fifo_fd = fifo;
   cfg.env = env;
@@ -677,6 +706,8 @@ spawn (struct create_ctx *c, int dirfd, int cgroup_fd, struct process_result *re
   ret = process_spawn_init (&cfg, runtime_hooks, c, res, err);
   for (int i = 0; cfg.vfile_fds && i < VF__N; i++)
     close (vfile_fds[i]);
+  for (int i = 0; i < EGRESS_FILE__N; i++)
+    ar_closep (&egress_fds[i]);
   /* The init holds the overlay now (or failed): ours would only keep the layers alive.  */
   for (int i = 0; i < EPHEMERAL__N; i++)
     ar_closep (&c->eph.fds[i]);
@@ -743,7 +774,9 @@ start_supervisor (struct create_ctx *c, pid_t init, int listener, bool trace, ar
                                .own_pidns = c->ns.new_ns[SPEC_NS_PID],
                                .cgroup_dirs = c->st->cgroup_dirs,
                                .limit_dirs = limit_dirs (&c->cg),
-                               .egress = c->sb.egress,
+                               .net = c->sb.net,
+                               .upstream = c->sb.upstream,
+                               .host_addrs = c->sb.host_addrs,
                                .egress_netns_fd = c->egress_ns.fd,
                                .notify_fd = listener,
                                .trace = trace,
