@@ -427,15 +427,10 @@ append_members() {
   leaves_nothing
 }
 
-# The user namespace is owned by the host uid its root maps to, not host root: the kernel
+# The user namespace is owned by a uid of agentrt's reserved range, not host root: the kernel
 # charges inotify instances and fanotify groups (and user namespaces) made inside to the owner,
 # and the namespace's own limit caps the container at 32 of each.  A container that makes all
 # it can leaves host root, and the next container's canaries (fanotify), able to make theirs.
-ns_owner() {
-  python3 -c 'import fcntl, struct, sys
-with open("/proc/%s/ns/user" % sys.argv[1]) as f:
-    print(struct.unpack("I", fcntl.ioctl(f, 0xb704, bytes(4)))[0])  # NS_GET_OWNER_UID' "$1"
-}
 host_root_can_make() {
   python3 -c 'import ctypes, sys
 libc = ctypes.CDLL(None, use_errno=True)
@@ -443,16 +438,18 @@ fd = libc.inotify_init1(0) if sys.argv[1] == "inotify" else libc.fanotify_init(0
 sys.exit(0 if fd >= 0 else 1)' "$1"
 }
 
-@test "agent: run --agent: the user namespace is owned by the unprivileged uid, not host root" {
+@test "agent: run --agent: the user namespace is owned by a reserved uid, not host root" {
   local pid
   update_config '.process.args = ["/bin/sleep", "100"]'
   agentrt_detached run -d --agent -b "$BUNDLE" "$CID"
   [ "$status" -eq 0 ]
   pid=$(__agentrt state "$CID" | jq .pid)
-  [ "$(ns_owner "$pid")" -eq 100000 ]
-  agentrt exec "$CID" cat /proc/sys/user/max_inotify_instances /proc/sys/user/max_fanotify_groups
+  [ "$(ns_owner "$pid")" -ge $((0xff000000)) ]
+  agentrt exec "$CID" cat /proc/sys/user/max_inotify_instances /proc/sys/user/max_fanotify_groups \
+    /proc/sys/user/max_inotify_watches /proc/sys/user/max_fanotify_marks
   [ "$status" -eq 0 ]
   [ "${lines[0]}" -eq 32 ] && [ "${lines[1]}" -eq 32 ]
+  [ "${lines[2]}" -eq 16384 ] && [ "${lines[3]}" -eq 16384 ]
   agentrt delete --force "$CID"
   leaves_nothing
 }
@@ -629,6 +626,24 @@ print(pid)' 3>&-
   agentrt --config "$ROOT/agentrt.conf" run --agent -b "$BUNDLE" "$CID"
   [ "$status" -eq 1 ]
   [[ "$output" == *"agentrt.conf:1: agent_hooks: \`yes\`: expected \`allow\` or \`refuse\`" ]]
+  leaves_nothing
+}
+
+# Watches and marks are counted per user too, and cost kernel memory: the namespace's own
+# limits stop the container at 16384 of each (ENOSPC), host root keeps its own.
+@test "agent: a container holds at most 16384 inotify watches and 16384 fanotify marks" {
+  local kind
+  build_probe "${BATS_RUN_TMPDIR:-/tmp}/probe" "$BUNDLE/rootfs"
+  for kind in inotify fanotify; do
+    update_config --arg k "$kind" '.root.readonly = false | .process.args = ["/bin/probe", "watch", $k, "16500", "/"]'
+    agentrt_detached run -d --agent -b "$BUNDLE" "$CID-$kind"
+    [ "$status" -eq 0 ]
+    wait_for "the probe's count" grep -q "^$kind watches: " "$ROOT/stdio.log"
+    grep "^$kind watches: " "$ROOT/stdio.log" >&2
+    grep -q "^$kind watches: 16384 made, then ENOSPC" "$ROOT/stdio.log"
+    host_root_can_make "$kind"
+    agentrt delete --force "$CID-$kind"
+  done
   leaves_nothing
 }
 

@@ -59,20 +59,6 @@ in_container() { update_config --arg c "$1" '.process.args = ["/bin/sh", "-c", $
   grep '"rule":"egress-allow"' "$AUDIT" | grep -q '"address":"::1"'
 }
 
-@test "egress: a host name is resolved at create into the container's /etc/hosts" {
-  python3 -m http.server --bind 127.0.0.1 0 >"$ROOT/http.log" 2>&1 &
-  SERVER_PIDS+=($!)
-  local i
-  for i in $(seq 50); do grep -q 'Serving HTTP' "$ROOT/http.log" && break; sleep 0.1; done
-  PORT=$(sed -n 's/.*port \([0-9]*\).*/\1/p' "$ROOT/http.log" | head -1)
-  [ -n "$PORT" ]
-  in_container "grep localhost /etc/hosts && wget -q -O- http://localhost:$PORT/ | head -c 200"
-  agentrt run --net-allow "localhost:$PORT" -b "$BUNDLE" "$CID"
-  [ "$status" -eq 0 ]
-  [[ "$output" == *"127.0.0.1"*"localhost"* ]]
-  [[ "$output" == *"Directory listing"* ]]
-}
-
 @test "egress: the container's own loopback servers keep working" {
   serve 127.0.0.1 host
   in_container "(echo inside | nc -l -p 7007 &) ; sleep 0.3; nc 127.0.0.1 7007 </dev/null"
@@ -110,7 +96,9 @@ try:
 except OSError as e:
     print(\"denied\", errno.errorcode[e.errno])
 '"
-  agentrt run --net-allow "127.0.0.1:$PORT" -b "$BUNDLE" "$CID"
+  # --ephemeral: what create mounts for the allowlist (/etc/hosts…) is not written into the
+  # shared rootfs.
+  agentrt run --ephemeral --net-allow "127.0.0.1:$PORT" -b "$BUNDLE" "$CID"
   [ "$status" -eq 0 ]
   [[ "$output" == *"connect 0"* ]]
   [[ "$output" == *"writable True so_error 0"* ]]
@@ -183,7 +171,7 @@ except OSError as e:
 @test "egress: a bad --net-allow fails create naming the flag, and leaves nothing" {
   local bad
   for bad in "" "127.0.0.1" "127.0.0.1:0" "127.0.0.1:70000" "[::1:80" "::1:80" "a b:80" \
-    "127.0.0.1:80," "no-such-host.invalid:80"; do
+    "127.0.0.1:80," "*:80" "*.:443" "host:80@relative/path"; do
     agentrt create --net-allow "$bad" -b "$BUNDLE" "$CID"
     [ "$status" -ne 0 ]
     [[ "$output" == *"--net-allow"* ]]

@@ -126,6 +126,13 @@ leaves_nothing() {
   [ "$dirs" -eq 0 ] && [ "$svs" -eq 0 ]
 }
 
+# ns_owner PID: the host uid that owns the user namespace of PID (NS_GET_OWNER_UID).
+ns_owner() {
+  python3 -c 'import fcntl, struct, sys
+with open("/proc/%s/ns/user" % sys.argv[1]) as f:
+    print(struct.unpack("I", fcntl.ioctl(f, 0xb704, bytes(4)))[0])' "$1"
+}
+
 # wait_for DESC CMD...: polls CMD until it succeeds, 10 s at most.
 wait_for() {
   local desc=$1 i

@@ -10,7 +10,16 @@ setup() {
     | .linux.uidMappings = [{"containerID": 0, "hostID": 200000, "size": 65536}]
     | .linux.gidMappings = [{"containerID": 0, "hostID": 200000, "size": 65536}]'
 }
-teardown() { teardown_root; }
+# A second --root (the owner tests): its containers are removed too.
+teardown() {
+  local c
+  if [ -n "${ROOT:-}" ]; then
+    for c in $("$AGENTRT" --root "$ROOT/state2" list -q 2>/dev/null); do
+      "$AGENTRT" --root "$ROOT/state2" delete --force "$c" || true
+    done
+  fi
+  teardown_root
+}
 
 # private_dir: a directory made by `mktemp -d` (0700, host root's) in ROOT, printed.
 private_dir() {
@@ -287,5 +296,117 @@ written" ]
   [ "${lines[3]}" = 0:0 ] && [ "${lines[4]}" = 0:0 ]
   [ "${lines[5]}" = /dev/shm ]
   agentrt delete --force "$CID-sandbox"
+  leaves_nothing
+}
+
+# ---- owners ---------------------------------------------------------------------------------
+# The owner of a user namespace has every capability in it.  Each container's is a uid of its
+# own from agentrt's reserved range (0xff000000 and up), which no mapping and no process.user
+# may name: not a uid the container's root maps to (200000 here, the owner before), which any
+# host process of that uid could have used to enter every such container.
+
+# setns_as UID PID: a host process of UID tries to enter the user namespace of PID, with an fd
+# of it opened before it dropped root (so that only the capability in the namespace decides,
+# not whether it may open the file); prints `setns ok` or `setns ERRNO`.
+setns_as() {
+  python3 -c 'import ctypes, errno, os, sys
+fd = os.open("/proc/%s/ns/user" % sys.argv[2], os.O_RDONLY)
+uid = int(sys.argv[1])
+os.setgroups([]); os.setresgid(uid, uid, uid); os.setresuid(uid, uid, uid)
+libc = ctypes.CDLL(None, use_errno=True)
+r = libc.setns(fd, 0x10000000)  # CLONE_NEWUSER
+print("setns ok" if r == 0 else "setns " + errno.errorcode[ctypes.get_errno()])' "$1" "$2"
+}
+
+@test "userns: a host process of the uid the container's root maps to cannot enter its user namespace" {
+  local pid
+  update_config '.process.args = ["/bin/sleep", "100"]'
+  agentrt_detached run -d -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  pid=$(__agentrt state "$CID" | jq .pid)
+  run setns_as 200000 "$pid"
+  echo "$output" >&2
+  [ "$status" -eq 0 ]
+  [ "$output" = "setns EPERM" ]
+  # Host root still can (exec does).
+  agentrt exec "$CID" id -u
+  [ "$status" -eq 0 ] && [ "$output" = 0 ]
+  agentrt delete --force "$CID"
+  leaves_nothing
+}
+
+@test "userns: containers created at once under two --root have owners of their own, in the reserved range" {
+  local i pids=() owners=() c r
+  update_config '.process.args = ["/bin/sleep", "100"]'
+  for i in 0 1 2 3; do
+    r=$ROOT/state; ((i % 2)) && r=$ROOT/state2
+    "$AGENTRT" --root "$r" run -d -b "$BUNDLE" "$CID-$i" </dev/null >/dev/null 2>"$ROOT/err-$i" &
+    pids+=($!)
+  done
+  for i in 0 1 2 3; do
+    wait "${pids[$i]}" || { cat "$ROOT/err-$i" >&2; false; }
+  done
+  for i in 0 1 2 3; do
+    r=$ROOT/state; ((i % 2)) && r=$ROOT/state2
+    owners+=("$(ns_owner "$("$AGENTRT" --root "$r" state "$CID-$i" | jq .pid)")")
+  done
+  echo "owners: ${owners[*]}" >&2
+  for i in 0 1 2 3; do
+    [ "${owners[$i]}" -ge $((0xff000000)) ] && [ "${owners[$i]}" -lt $((0xffff0000)) ]
+  done
+  [ "$(printf '%s\n' "${owners[@]}" | sort -u | wc -l)" -eq 4 ]
+  # The registry shared by both roots names each live container's state directory.
+  [ "$(grep -lxF -e "$ROOT/state/$CID-0" -e "$ROOT/state2/$CID-1" /run/agentrt-owners/* | wc -l)" -eq 2 ]
+  for i in 0 1 2 3; do
+    r=$ROOT/state; ((i % 2)) && r=$ROOT/state2
+    "$AGENTRT" --root "$r" delete --force "$CID-$i"
+  done
+  # A deleted container's owner is free again: the next one may have it, never a live one's.
+  agentrt_detached run -d -b "$BUNDLE" "$CID-next"
+  [ "$status" -eq 0 ]
+  c=$(ns_owner "$(__agentrt state "$CID-next" | jq .pid)")
+  [ "$c" -ge $((0xff000000)) ] && [ "$c" -lt $((0xffff0000)) ]
+  agentrt delete --force "$CID-next"
+  leaves_nothing
+  [ "$(state_dirs_left "$ROOT/state2")" -eq 0 ]
+  # delete frees the slots: no file of the registry names a state directory of this test.
+  [ -z "$(grep -rlsF "$ROOT/" /run/agentrt-owners)" ]
+}
+
+@test "userns: ids of the reserved owner range are refused in mappings and process.user, one line, nothing left" {
+  local cfg=$BUNDLE/config.json
+  cp "$cfg" "$ROOT/config.orig"
+  update_config '.linux.uidMappings = [{"containerID": 0, "hostID": 4278124544, "size": 65537}]'
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -ne 0 ] && [ "${#lines[@]}" -eq 1 ]
+  [[ $output == *'linux.uidMappings[0]: host ids 4278124544-4278190080 reach'*'reserved range'* ]]
+  cp "$ROOT/config.orig" "$cfg"
+  update_config '.linux.gidMappings += [{"containerID": 65536, "hostID": 4294967294, "size": 1}]'
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -ne 0 ] && [[ $output == *'linux.gidMappings[1]'*'reserved range'* ]]
+  # An idmapped mount's host ids own what the container writes there.
+  cp "$ROOT/config.orig" "$cfg"
+  mkdir "$ROOT/src"
+  update_config --arg s "$ROOT/src" '.mounts += [{"destination": "/mnt", "type": "bind", "source": $s, "options": ["bind", "idmap"],
+      "uidMappings": [{"containerID": 0, "hostID": 4278190085, "size": 1}], "gidMappings": [{"containerID": 0, "hostID": 0, "size": 1}]}]'
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -ne 0 ] && [[ $output == *'mounts['*'].uidMappings[0]: host ids 4278190085-4278190085 reach'* ]]
+  # Without a user namespace, process.user is a host id.
+  cp "$ROOT/config.orig" "$cfg"
+  update_config 'del(.linux.uidMappings, .linux.gidMappings) | .linux.namespaces |= map(select(.type != "user"))
+    | .process.user.uid = 4278190081'
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -ne 0 ] && [ "${#lines[@]}" -eq 1 ]
+  [[ $output == *'process.user.uid: 4278190081 is in'*'reserved range'* ]]
+  update_config '.process.user.uid = 0 | .process.user.additionalGids = [4278190082]'
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -ne 0 ] && [[ $output == *'process.user.additionalGids[0]: 4278190082'* ]]
+  # exec --user too.
+  update_config '.process.user.additionalGids = [] | .process.args = ["/bin/sleep", "100"]'
+  agentrt_detached run -d -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  agentrt exec --user 4278190081 "$CID" id -u
+  [ "$status" -ne 0 ] && [[ $output == *'exec: process.user.uid: 4278190081'* ]]
+  agentrt delete --force "$CID"
   leaves_nothing
 }

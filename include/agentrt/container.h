@@ -96,6 +96,10 @@ struct ar_update_opts
 {
   const char *resources;
   const char *flags[AR_UPD__N];
+  /* agentrt's own, told to the running supervisor (NULL when not given): the egress allowlist
+     replaced, entries added, entries removed; the deadline ("D" from create, "+D" from now).  */
+  const char *net_allow, *net_allow_add, *net_allow_remove;
+  const char *timeout;
 };
 int ar_container_update (const struct ar_globals *g, const char *id, const struct ar_update_opts *o,
                          ar_error_t *err);

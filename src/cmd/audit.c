@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agentrt.h"
@@ -12,14 +13,16 @@
 struct audit_input
 {
   const char *id;
-  bool follow, json;
+  bool follow, json, suggest;
   bool header_done; /* the table's header, printed before the first row */
+  char **asks;      /* --suggest: the entries denied traffic asked for, in order, once each */
+  size_t n_asks;
 };
 
 static void
 print_header (struct audit_input *in)
 {
-  if (in->json || in->header_done)
+  if (in->json || in->suggest || in->header_done)
     return;
   printf ("%-19s  %-5s  %6s  %-15s  %-16s  %-8s  %-18s  %s\n", "TIME", "SEV", "PID", "COMM",
           "SYSCALL", "VERDICT", "RULE", "ARGS");
@@ -29,6 +32,8 @@ print_header (struct audit_input *in)
 static const struct argp_option audit_options[] = {
   { "follow", 'f', NULL, 0, "keep printing new records until the container is gone", 0 },
   { "json", 'j', NULL, 0, "print the JSON lines as they are", 0 },
+  { "suggest", 's', NULL, 0,
+    "print the egress allowlist that would have let the denied traffic through", 0 },
   { NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -44,6 +49,9 @@ parse_audit (int key, char *arg, struct argp_state *state)
       break;
     case 'j':
       in->json = true;
+      break;
+    case 's':
+      in->suggest = true;
       break;
     default:
       return ar_cmd_positional (key, arg, state, AR_SLOTS (&in->id), 1, 1);
@@ -127,6 +135,65 @@ print_args (const struct ar_jnode *args)
     }
 }
 
+/* `ask`'s host, without its port: "pypi.org" of "pypi.org:443@/usr/bin/git".  */
+static size_t
+ask_host_len (const char *ask)
+{
+  const char *colon = ask[0] == '[' ? strstr (ask, "]:") : strrchr (ask, ':');
+
+  if (colon && ask[0] == '[')
+    colon++;
+  return colon ? (size_t) (colon - ask) : strlen (ask);
+}
+
+/* One more entry for --suggest: once each, and none for a host already asked for on any port
+   (`*`, which a name refused by the resolver is asked for: no port was tried).  */
+static void
+add_ask (struct audit_input *in, const char *ask)
+{
+  size_t hl = ask_host_len (ask);
+  bool any = strcmp (ask + hl, ":*") == 0;
+
+  for (size_t i = 0; i < in->n_asks; i++)
+    {
+      size_t il = ask_host_len (in->asks[i]);
+      if (strcmp (in->asks[i], ask) == 0
+          || (il == hl && strncmp (in->asks[i], ask, hl) == 0
+              && strcmp (in->asks[i] + il, ":*") == 0))
+        return;
+      if (any && il == hl && strncmp (in->asks[i], ask, hl) == 0)
+        {
+          free (in->asks[i]);
+          in->asks[i] = xstrdup (ask);
+          return;
+        }
+    }
+  in->asks = xrealloc (in->asks, (in->n_asks + 1) * sizeof *in->asks);
+  in->asks[in->n_asks++] = xstrdup (ask);
+}
+
+/* A denied connect's or name's record says what would have allowed it (args.egress.ask,
+   args.ask).  */
+static void
+suggest_line (struct audit_input *in, const char *line)
+{
+  cleanup_jnode struct ar_jnode *root = NULL;
+  const struct ar_jnode *args;
+  const char *verdict, *ask;
+
+  if (ar_jparse (line, "audit record", &root, NULL) < 0)
+    return;
+  verdict = ar_jstr (ar_jget (root, "verdict"));
+  args = ar_jget (root, "args");
+  if (verdict == NULL || strcmp (verdict, "deny") != 0 || args == NULL)
+    return;
+  ask = ar_jstr (ar_jget (args, "ask"));
+  if (ask == NULL && ar_jget (args, "egress"))
+    ask = ar_jstr (ar_jget (ar_jget (args, "egress"), "ask"));
+  if (ask)
+    add_ask (in, ask);
+}
+
 static void
 print_line (const char *line, void *data)
 {
@@ -134,6 +201,11 @@ print_line (const char *line, void *data)
   cleanup_jnode struct ar_jnode *root = NULL;
   const char *time, *pid;
 
+  if (in->suggest)
+    {
+      suggest_line (in, line);
+      return;
+    }
   print_header (in);
   if (in->json || ar_jparse (line, "audit record", &root, NULL) < 0)
     {
@@ -179,8 +251,17 @@ cmd_audit (struct ar_globals *g, int argc, char **argv, ar_error_t *err)
 
   ar_cmd_parse (&argp, argc, argv, 0, &in);
   /* The header comes with the first row, so a failure prints nothing on stdout.  */
-  if (ar_container_audit (g, in.id, in.follow, print_line, &in, err) < 0)
+  if (ar_container_audit (g, in.id, in.follow && !in.suggest, print_line, &in, err) < 0)
     return -1;
   print_header (&in);
+  for (size_t i = 0; i < in.n_asks; i++)
+    {
+      fputs (i ? "," : "", stdout);
+      put_safe (in.asks[i]);
+      free (in.asks[i]);
+    }
+  if (in.n_asks)
+    putchar ('\n');
+  free (in.asks);
   return 0;
 }

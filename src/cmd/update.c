@@ -1,4 +1,5 @@
-/* agentrt update [--resources FILE|-] [runc's resource flags] ID.  */
+/* agentrt update [--resources FILE|-] [runc's resource flags] [--net-allow LIST]
+   [--net-allow-add LIST] [--net-allow-remove LIST] [--timeout [+]DURATION] ID.  */
 #include <config.h>
 
 #include "agentrt.h"
@@ -6,6 +7,10 @@
 enum
 {
   OPT_FIRST = 1000,
+  OPT_NET_ALLOW = 2000,
+  OPT_NET_ADD,
+  OPT_NET_REMOVE,
+  OPT_TIMEOUT,
 };
 
 /* runc's flags, each taking a value; they become linux.resources members.  */
@@ -27,6 +32,13 @@ static const struct argp_option update_options[] = {
   { "pids-limit", OPT_FIRST + 13, "N", 0, "maximum number of processes", 0 },
   { "l3-cache-schema", OPT_FIRST + 14, "S", OPTION_HIDDEN, "Intel RDT: not supported", 0 },
   { "mem-bw-schema", OPT_FIRST + 15, "S", OPTION_HIDDEN, "Intel RDT: not supported", 0 },
+  { "net-allow", OPT_NET_ALLOW, "LIST", 0,
+    "replace the egress allowlist (connections it no longer allows are shut down)", 0 },
+  { "net-allow-add", OPT_NET_ADD, "LIST", 0, "add entries to the egress allowlist", 0 },
+  { "net-allow-remove", OPT_NET_REMOVE, "LIST", 0,
+    "remove entries from the egress allowlist (each must be on it)", 0 },
+  { "timeout", OPT_TIMEOUT, "[+]DURATION", 0,
+    "the deadline: DURATION after create, or +DURATION from now (90s, 5m, 1h)", 0 },
   { NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -43,6 +55,14 @@ parse_update (int key, char *arg, struct argp_state *state)
 
   if (key == 'r')
     in->o.resources = arg;
+  else if (key == OPT_NET_ALLOW)
+    in->o.net_allow = arg;
+  else if (key == OPT_NET_ADD)
+    in->o.net_allow_add = arg;
+  else if (key == OPT_NET_REMOVE)
+    in->o.net_allow_remove = arg;
+  else if (key == OPT_TIMEOUT)
+    in->o.timeout = arg;
   else if (key >= OPT_FIRST && key < OPT_FIRST + AR_UPD__N)
     in->o.flags[key - OPT_FIRST] = arg; /* checked by the library */
   else
@@ -54,8 +74,13 @@ int
 cmd_update (struct ar_globals *g, int argc, char **argv, ar_error_t *err)
 {
   static const struct argp argp = {
-    update_options, parse_update, "CONTAINER", "Change the resource limits of a container.",
-    NULL,           NULL,         NULL,
+    update_options,
+    parse_update,
+    "CONTAINER",
+    "Change the resource limits of a container, its egress allowlist or its deadline.",
+    NULL,
+    NULL,
+    NULL,
   };
   struct update_input in = { 0 };
 

@@ -70,6 +70,8 @@ cni_up() {
   local ns
   CNI_DIR=$(mktemp -d "${BATS_RUN_TMPDIR:-/tmp}/cni.XXXXXX") || return 1
   chmod 0711 "$CNI_DIR"
+  # Next to CNI_DIR, so that cni_down's rm leaves it for teardown_file's check.
+  { cni_host_links; echo "-"; } >"$CNI_DIR.host-links"
   CNI_PIDS=()
   mkdir -p "$CNI_DIR/ns"
   for ns in node pod far; do
@@ -164,9 +166,20 @@ cni_down() {
   CNI_DIR=
 }
 
-# cni_left: what of a test network is left on the host (processes in one of its namespaces
-# are not: they would hold it); one line each.
+# cni_host_links: the host's links with the names cni_up gives in its own namespaces (none,
+# unless one was made on the host by mistake).
+cni_host_links() {
+  ip -br link show 2>/dev/null | awk '$1 ~ /^(artbr0|artfar0)/ { print $1 }'
+}
+
+# cni_left DIR: what of the test network cni_up made in DIR is left on the host (its namespaces'
+# mounts, and links of its names on the host that were not there before it, CNI_DIR's
+# host-links; processes in one of its namespaces are not: they would hold it); one line each.
+# Only this run's: another run's network (running alongside, or left by one that was killed) is
+# neither reported nor in the way, as each lives in its own directory and namespaces.
 cni_left() {
-  ip -br link show 2>/dev/null | awk '$1 ~ /^(artbr0|artfar0)/'
-  grep -F "/cni." /proc/self/mountinfo | grep -F "/ns/" | awk '{ print $5 }'
+  local dir=$1
+  [ -n "$dir" ] || return 0
+  awk -v d="$dir/ns/" 'index($5, d) == 1 { print $5 }' /proc/self/mountinfo
+  cni_host_links | grep -vxF -f "$dir.host-links" 2>/dev/null || true
 }

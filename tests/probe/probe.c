@@ -14,6 +14,10 @@
      probe hold inotify|fanotify N
                            make up to N inotify instances (fanotify groups), print how many
                            and the errno that stopped them, then hold them until killed
+     probe watch inotify|fanotify N DIR
+                           make N files in a new directory under DIR, add an inotify watch
+                           (fanotify inode mark) on each, print how many were added and the
+                           errno that stopped them, then hold them until killed
 
    Each check prints one line: `ok NAME`, `skip NAME` (not on this architecture) or
    `FAIL NAME: expected …, got RET/ERRNO`; the exit status is 0 only if no check failed.
@@ -1427,6 +1431,72 @@ cmd_hold (int argc, char **argv)
     pause ();
 }
 
+/* ---- watch ---------------------------------------------------------------------------- */
+
+static int
+cmd_watch (int argc, char **argv)
+{
+  char dir[4096];
+  bool fan;
+  long n, made = 0;
+  int e = 0, group, dfd;
+
+  if (argc != 5 || (strcmp (argv[2], "inotify") != 0 && strcmp (argv[2], "fanotify") != 0))
+    {
+      fprintf (stderr, "usage: probe watch inotify|fanotify N DIR\n");
+      return 2;
+    }
+  fan = strcmp (argv[2], "fanotify") == 0;
+  n = atol (argv[3]);
+  snprintf (dir, sizeof dir, "%s/probe-watch.%d", argv[4], (int) getpid ());
+  if (mkdir (dir, 0700) < 0 || (dfd = open (dir, O_RDONLY | O_DIRECTORY)) < 0)
+    {
+      perror (dir);
+      return 1;
+    }
+  /* FAN_CLASS_NOTIF | FAN_REPORT_FID: the group an unprivileged caller may make too.  */
+  group = (int) (fan ? syscall (SYS_fanotify_init, 0x200L, 0L) : syscall (SYS_inotify_init1, 0L));
+  if (group < 0)
+    {
+      perror (argv[2]);
+      return 1;
+    }
+  for (; made < n; made++)
+    {
+      char name[32];
+      long r;
+      int fd;
+
+      snprintf (name, sizeof name, "%ld", made);
+      fd = openat (dfd, name, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+      if (fd < 0)
+        {
+          perror (name);
+          return 1;
+        }
+      close (fd);
+      /* Each file is an inode of its own: a watch (mark) each.  */
+      if (fan)
+        r = syscall (SYS_fanotify_mark, group, 0x1L /* FAN_MARK_ADD */, 0x2ULL /* FAN_MODIFY */,
+                     dfd, name);
+      else
+        {
+          char path[4200];
+          snprintf (path, sizeof path, "%s/%s", dir, name);
+          r = syscall (SYS_inotify_add_watch, group, path, 0x2L /* IN_MODIFY */);
+        }
+      if (r < 0)
+        {
+          e = errno;
+          break;
+        }
+    }
+  printf ("%s watches: %ld made, then %s\n", argv[2], made, e ? errno_name (e) : "none");
+  fflush (stdout);
+  for (;;)
+    pause ();
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1444,7 +1514,9 @@ main (int argc, char **argv)
     return cmd_hold (argc, argv);
   if (argc >= 2 && strcmp (argv[1], "flood") == 0)
     return cmd_flood (argc, argv);
+  if (argc >= 2 && strcmp (argv[1], "watch") == 0)
+    return cmd_watch (argc, argv);
   fprintf (stderr, "usage: probe deny [--list] | emulate [OPTIONS] | mount DIR | loop N CALL | "
-                   "hold KIND N | flood N\n");
+                   "hold KIND N | flood N | watch KIND N DIR\n");
   return 2;
 }

@@ -215,14 +215,15 @@ static int
 test_special_answers (void)
 {
   static const char *const addrs[]
-      = { "127.0.0.1", "192.0.2.9", "169.254.169.254", "::1", "::ffff:127.0.0.53", "fe80::1" };
+      = { "127.0.0.1",         "192.0.2.9", "169.254.169.254", "::1",
+          "::ffff:127.0.0.53", "fe80::1",   "fd00:ec2::254",   "::ffff:169.254.169.254" };
   struct netpolicy p = policy ("*.example.com:80");
   struct dns_pins *t = dns_pins_new (0, 0);
   struct dns_result r;
   struct dns_verdict v;
 
   result_of (&r, 60, addrs, ARRAY_SIZE (addrs));
-  CHECK (dns_pins_add_result (t, &p, "x.example.com", &r, 0) == 5);
+  CHECK (dns_pins_add_result (t, &p, "x.example.com", &r, 0) == 7);
   CHECK (r.n_addrs == 1 && r.addrs[0].family == AF_INET && r.addrs[0].addr[3] == 9);
   CHECK (dns_pins_count (t) == 1);
   CHECK (decide (t, &p, "192.0.2.9", 80, NULL, 1).allowed);
@@ -234,8 +235,16 @@ test_special_answers (void)
   p.special_ok = true;
   CHECK (decide (t, &p, "127.0.0.1", 80, NULL, 1).allowed);
   result_of (&r, 60, addrs, ARRAY_SIZE (addrs));
-  CHECK (dns_pins_add_result (t, &p, "y.example.com", &r, 0) == 0 && r.n_addrs == 6);
-  CHECK (decide (t, &p, "169.254.169.254", 80, NULL, 1).allowed);
+  /* The operator's loopback, never a metadata service's address (DNS rebinding): the answer
+     keeps the first, and a pin of the other made some other way is refused at connect.  */
+  CHECK (dns_pins_add_result (t, &p, "y.example.com", &r, 0) == 4 && r.n_addrs == 4);
+  CHECK (decide (t, &p, "::1", 80, NULL, 1).allowed);
+  CHECK (decide (t, &p, "::ffff:127.0.0.53", 80, NULL, 1).allowed);
+  CHECK (pin (t, "y.example.com", "169.254.169.254", 60, 0));
+  v = decide (t, &p, "169.254.169.254", 80, NULL, 1);
+  CHECK (!v.allowed && v.why == DNS_DENY_SPECIAL);
+  CHECK (!decide (t, &p, "fd00:ec2::254", 80, NULL, 1).allowed);
+  CHECK (!decide (t, &p, "fe80::1", 80, NULL, 1).allowed);
   /* A name that is no host name pins nothing.  */
   result_of (&r, 60, addrs + 1, 1);
   CHECK (dns_pins_add_result (t, &p, "a b", &r, 0) == 1 && r.n_addrs == 0);

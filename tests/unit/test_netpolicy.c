@@ -330,6 +330,31 @@ special (int family, const char *text)
   return netpolicy_address_special (family, a);
 }
 
+static bool
+forbidden (int family, const char *text)
+{
+  uint8_t a[16];
+
+  if (inet_pton (family, text, a) != 1)
+    abort ();
+  return netpolicy_answer_forbidden (family, a);
+}
+
+/* What no name's answer may pin, even when the operator lets names be the host's loopback.  */
+static int
+test_answer_forbidden (void)
+{
+  CHECK (forbidden (AF_INET, "169.254.169.254") && forbidden (AF_INET, "0.0.0.0"));
+  CHECK (forbidden (AF_INET, "224.0.0.1") && forbidden (AF_INET, "255.255.255.255"));
+  CHECK (forbidden (AF_INET6, "fe80::1") && forbidden (AF_INET6, "fd00:ec2::254"));
+  CHECK (forbidden (AF_INET6, "::") && forbidden (AF_INET6, "ff02::1"));
+  CHECK (forbidden (AF_INET6, "::ffff:169.254.169.254"));
+  CHECK (!forbidden (AF_INET, "127.0.0.1") && !forbidden (AF_INET6, "::1"));
+  CHECK (!forbidden (AF_INET6, "::ffff:127.0.0.53") && !forbidden (AF_INET, "8.8.8.8"));
+  CHECK (!forbidden (AF_INET6, "fd00:ec2::253") && !forbidden (AF_INET, "169.253.1.1"));
+  return 0;
+}
+
 static int
 test_special (void)
 {
@@ -393,6 +418,7 @@ main (void)
   RUN_TEST (test_ports_and_programs);
   RUN_TEST (test_entry_check);
   RUN_TEST (test_special);
+  RUN_TEST (test_answer_forbidden);
   RUN_TEST (test_caller_exe);
   TAP_END ();
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "sandbox/operator.h"
+#include "sandbox/netpolicy.h"
 #include "sandbox/sandbox.h"
 #include "tap.h"
 #include "utils.h"
@@ -72,7 +73,11 @@ test_parse_good (void)
   CHECK_STR (c.audit_dir, "/var/log/agentrt");
   operator_release (&c);
   CHECK (parse_is ("audit_budget = 16m\n", NULL, &c));
-  CHECK (c.audit_budget == 16ULL << 20);
+  CHECK (c.audit_budget == 16ULL << 20 && !c.dns_host_answers);
+  operator_release (&c);
+  CHECK (parse_is ("dns_host_answers = allow\n", NULL, &c) && c.dns_host_answers);
+  operator_release (&c);
+  CHECK (parse_is ("dns_host_answers = drop\n", NULL, &c) && !c.dns_host_answers);
   operator_release (&c);
   return 0;
 }
@@ -119,6 +124,8 @@ test_parse_errors (void)
                    "agentrt.conf:1: audit_budget: `63k`: expected a size of at least 64k (such as "
                    "64m)",
                    &c));
+  CHECK (parse_is ("dns_host_answers = yes\n",
+                   "agentrt.conf:1: dns_host_answers: `yes`: expected allow or drop", &c));
   CHECK (parse_is ("# no audit_dir\npod_annotations = io.agentrt.audit\n",
                    "agentrt.conf:2: pod_annotations: io.agentrt.audit needs audit_dir (the only "
                    "directory it may name a file in)",
@@ -242,7 +249,7 @@ prepare_egress (struct sandbox *sb, const struct operator_conf *op, ar_error_t *
   struct egress_netns ns;
   int r;
 
-  if (sb->egress == NULL)
+  if (sb->net == NULL)
     return 0;
   memset (&s, 0, sizeof s);
   r = sandbox_prepare_egress (sb, &s, "/", op, &ns, err);
@@ -373,7 +380,7 @@ test_net_allow_host (void)
   struct operator_conf op = { .pod_annotations = keys };
   const char *local[] = { "127.0.0.1:80",       "[::1]:80",     "0.0.0.0:80",
                           "169.254.169.254:80", "[fe80::1]:80", "[::ffff:127.0.0.2]:80",
-                          "localhost:80" };
+                          "127.0.0.0/8:*" };
 
   for (size_t i = 0; i < ARRAY_SIZE (local); i++)
     {
@@ -384,8 +391,10 @@ test_net_allow_host (void)
       got = resolve (&op, "c1", "io.agentrt.net.allow", local[i], NULL);
       CHECK_STR (got, "");
     }
-  /* An address of no interface here is the pod's to allow.  */
+  /* An address of no interface here is the pod's to allow.  A name is too: its answers are
+     held to the same rule when they come (the resolver drops the host's, dns_pins.h).  */
   CHECK_RESOLVE ("", NULL, "c1", "io.agentrt.net.allow", "192.0.2.1:443");
+  CHECK_RESOLVE ("", NULL, "c1", "io.agentrt.net.allow", "localhost:80");
   return 0;
 }
 
@@ -408,21 +417,27 @@ test_net_allow_pod_loopback (void)
     { "[fe80::1]:80", 0, 0 },
     { "127.0.0.1:80,169.254.1.1:80", 0, 1 },
     { "192.0.2.1:443", -1, -1 },
+    { "10.0.0.0/8:443", -1, -1 },
+    { "0.0.0.0/0:443", 0, 0 },
+    { "example.com:443,127.0.0.0/8:*", 1, -1 },
   };
 
   for (size_t i = 0; i < ARRAY_SIZE (cases); i++)
     {
-      struct egress_list l;
+      struct netpolicy l;
       ar_error_t err = NULL;
+      const struct netpolicy_entry *h, *p;
       ssize_t host, pod;
-      if (egress_parse (cases[i].list, "t", &l, &err) < 0)
+      if (netpolicy_parse (cases[i].list, "t", &l, &err) < 0)
         {
           ar_error_release (&err);
           TAP_FAIL ("%s: parse", cases[i].list);
         }
-      host = egress_host_local (&l, false);
-      pod = egress_host_local (&l, true);
-      egress_release (&l);
+      h = egress_host_local (&l, NULL, false);
+      p = egress_host_local (&l, NULL, true);
+      host = h ? h - l.entries : -1;
+      pod = p ? p - l.entries : -1;
+      netpolicy_release (&l);
       if (host != cases[i].host || pod != cases[i].pod)
         TAP_FAIL ("%s: host %zd pod %zd, want %zd %zd", cases[i].list, host, pod, cases[i].host,
                   cases[i].pod);
@@ -469,7 +484,7 @@ test_net_allow_containers (void)
       if (cases[i].containers)
         items[a.n++] = (struct spec_kv){ (char *) "io.agentrt.net.allow.containers",
                                          (char *) cases[i].containers };
-      got = sandbox_resolve (&a, &f, &sb, &err) < 0 ? -1 : sb.egress != NULL;
+      got = sandbox_resolve (&a, &f, &sb, &err) < 0 ? -1 : sb.net != NULL;
       ar_error_release (&err);
       sandbox_release (&sb);
       if (got != cases[i].want)
@@ -486,7 +501,7 @@ test_net_allow_containers (void)
   a.n = 0;
   items[a.n++] = (struct spec_kv){ (char *) SANDBOX_CRI_TYPE, (char *) "sandbox" };
   f.net_allow = allow;
-  if (sandbox_resolve (&a, &f, &sb, &err) < 0 || sb.egress == NULL)
+  if (sandbox_resolve (&a, &f, &sb, &err) < 0 || sb.net == NULL)
     TAP_FAIL ("--net-allow was not applied to a sandbox");
   ar_error_release (&err);
   sandbox_release (&sb);

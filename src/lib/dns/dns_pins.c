@@ -211,6 +211,16 @@ dns_pins_add (struct dns_pins *t, const char *name, int family, const uint8_t *a
   return true;
 }
 
+/* May a name's answer make this address connectable?  Never a forbidden one (a cloud's metadata
+   service), the host's loopback only when the operator said so (netpolicy.h).  */
+static bool
+answer_ok (const struct netpolicy *p, int family, const uint8_t *addr)
+{
+  if (netpolicy_answer_forbidden (family, addr))
+    return false;
+  return p->special_ok || !netpolicy_address_special (family, addr);
+}
+
 size_t
 dns_pins_add_result (struct dns_pins *t, const struct netpolicy *p, const char *name,
                      struct dns_result *r, uint64_t now)
@@ -222,7 +232,7 @@ dns_pins_add_result (struct dns_pins *t, const struct netpolicy *p, const char *
       const struct dns_addr *a = &r->addrs[i];
       /* The answer's TTL (the least along its chain), not the address record's own: the
          address is the question's only as long as every CNAME leading to it is.  */
-      if ((!p->special_ok && netpolicy_address_special (a->family, a->addr))
+      if (!answer_ok (p, a->family, a->addr)
           || !dns_pins_add (t, name, a->family, a->addr, r->ttl, now))
         {
           removed++;
@@ -338,7 +348,7 @@ check_pins (struct dns_pins *t, const struct netpolicy *p, int family, const uin
         continue;
       if (pin->expires <= now)
         note (v, DNS_DENY_EXPIRED, NULL, pin->name);
-      else if (!p->special_ok && netpolicy_address_special (family, addr))
+      else if (!answer_ok (p, family, addr))
         note (v, DNS_DENY_SPECIAL, NULL, pin->name);
       else if (check_entries (p, pin->name, family, addr, port, exe, v))
         {

@@ -47,7 +47,8 @@ void dns_pins_free (struct dns_pins *t);
 bool dns_pins_add (struct dns_pins *t, const char *name, int family, const uint8_t *addr,
                    uint32_t ttl, uint64_t now);
 /* Pin the addresses of a resolver's answer to the question's `name`.  An address that
-   netpolicy_address_special names is not pinned unless p->special_ok, and is removed from r,
+   netpolicy_answer_forbidden names is never pinned, one netpolicy_address_special names only
+   when p->special_ok, and either is removed from r,
    so that the answer given to the workload holds only what a connect may use.  The number
    removed.  */
 size_t dns_pins_add_result (struct dns_pins *t, const struct netpolicy *p, const char *name,

@@ -104,6 +104,55 @@ dns_upstream_load (const char *path, struct dns_upstream *u, ar_error_t *err)
 }
 
 int
+dns_upstream_add (struct dns_upstream *u, const char *server, const char *what, ar_error_t *err)
+{
+  cleanup_free char *host = NULL;
+  const char *port = "53";
+  const char *colon = strrchr (server, ':');
+  struct addrinfo hints
+      = { .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV, .ai_socktype = SOCK_DGRAM };
+  struct addrinfo *res = NULL;
+  long long v;
+
+  if (server[0] == '[')
+    {
+      const char *close = strchr (server, ']');
+      if (close == NULL || (close[1] != '\0' && close[1] != ':'))
+        return ar_make_error (err, EINVAL, "%s: `%s`: expected ADDR, ADDR:PORT or [V6]:PORT", what,
+                              server);
+      host = xstrndup (server + 1, (size_t) (close - server - 1));
+      if (close[1] == ':')
+        port = close + 2;
+    }
+  else if (colon && strchr (server, ':') == colon)
+    {
+      host = xstrndup (server, (size_t) (colon - server));
+      port = colon + 1;
+    }
+  else
+    host = xstrdup (server);
+  if (!ar_parse_int64 (port, 1, 65535, &v))
+    return ar_make_error (err, EINVAL, "%s: `%s`: the port must be 1 to 65535", what, server);
+  if (u->n == DNS_UPSTREAM_SERVERS_MAX)
+    return ar_make_error (err, E2BIG, "%s: `%s`: %d servers at most", what, server,
+                          DNS_UPSTREAM_SERVERS_MAX);
+  if (getaddrinfo (host, port, &hints, &res) != 0 || res->ai_addrlen > sizeof u->servers[0])
+    {
+      if (res)
+        freeaddrinfo (res);
+      return ar_make_error (err, EINVAL, "%s: `%s` is not an IP address", what, host);
+    }
+  memcpy (&u->servers[u->n], res->ai_addr, res->ai_addrlen);
+  u->lens[u->n++] = res->ai_addrlen;
+  freeaddrinfo (res);
+  if (u->timeout_ms == 0)
+    u->timeout_ms = DNS_UPSTREAM_TIMEOUT * 1000;
+  if (u->attempts == 0)
+    u->attempts = DNS_UPSTREAM_ATTEMPTS;
+  return 0;
+}
+
+int
 dns_upstream_init_server (struct dns_upstream *u, const struct sockaddr *sa, socklen_t len,
                           ar_error_t *err)
 {

@@ -35,6 +35,10 @@ struct dns_upstream
 int dns_upstream_parse (const char *text, const char *what, struct dns_upstream *u,
                         ar_error_t *err);
 int dns_upstream_load (const char *path, struct dns_upstream *u, ar_error_t *err);
+/* One more server, "ADDR", "ADDR:PORT" or "[V6ADDR]:PORT" (agentrt.conf's dns_servers); the
+   default timeout and attempts when u has none yet.  Errors name `what`.  */
+int dns_upstream_add (struct dns_upstream *u, const char *server, const char *what,
+                      ar_error_t *err);
 /* An upstream of one server (tests: a port other than 53), with the default timeout and
    attempts.  */
 int dns_upstream_init_server (struct dns_upstream *u, const struct sockaddr *sa, socklen_t len,

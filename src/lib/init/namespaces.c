@@ -2,15 +2,17 @@
    the child.  A new user namespace is made first among those the child creates, so every
    namespace it unshares afterwards is owned by it, as the runtime-spec expects.
 
-   Its owner is the host uid its root maps to, not host root: the kernel charges the per-user
-   counters of everything made inside (inotify instances, fanotify groups, user namespaces,
-   kernel/ucount.c inc_ucount) at each level up to the namespace's owner, so a container owned
-   by root could take all 128 inotify instances and fanotify groups of host root (and then
-   agentrt's own canary set-up of the next container failed).  The owner is the euid of the
-   process that creates the namespace, which the runtime cannot lend for the clone (it would
-   lose the capabilities that CLONE_INTO_CGROUP needs): the child, cloned as root, sets its euid
-   to that uid and unshares the user namespace itself (late_userns).  A new pid namespace is
-   then unshared after it (owned by it) and the init forked into it.  */
+   Its owner is not host root: the kernel charges the per-user counters of everything made
+   inside (inotify instances, fanotify groups, user namespaces, kernel/ucount.c inc_ucount) at
+   each level up to the namespace's owner, so a container owned by root could take all 128
+   inotify instances and fanotify groups of host root (and then agentrt's own canary set-up of
+   the next container failed).  Nor is it any uid a process runs as: the owner has every
+   capability in the namespace.  It is a uid of agentrt's reserved range, one per container
+   (state/owners.h).  The owner is the euid of the process that creates the namespace, which
+   the runtime cannot lend for the clone (it would lose the capabilities that
+   CLONE_INTO_CGROUP needs): the child, cloned as root, sets its euid to that uid and unshares
+   the user namespace itself (late_userns).  A new pid namespace is then unshared after it
+   (owned by it) and the init forked into it.  */
 #include <config.h>
 
 #include <errno.h>
@@ -94,10 +96,11 @@ plan_flags (struct ns_plan *p)
     p->unshare_flags &= ~CLONE_NEWNS;
 }
 
-/* The host ids of the new user namespace's root, or of its first mapping when root is not
-   mapped.  */
+/* Where the runtime cannot give the namespace an owner of its own (state/owners.h: not root,
+   or nested in a user namespace that does not map the reserved range), the host ids of its
+   root, or of its first mapping when root is not mapped: not host root, at least.  */
 static void
-userns_owner (const struct spec_linux *l, struct ns_plan *p)
+userns_owner_fallback (const struct spec_linux *l, struct ns_plan *p)
 {
   p->userns_owner = l->n_uid_mappings ? l->uid_mappings[0].host_id : 0;
   p->userns_group = l->n_gid_mappings ? l->gid_mappings[0].host_id : 0;
@@ -134,7 +137,7 @@ namespaces_plan (const struct spec *s, struct ns_plan *p, ar_error_t *err)
       return -1;
     }
   plan_flags (p);
-  userns_owner (l, p);
+  userns_owner_fallback (l, p);
   return 0;
 }
 
@@ -219,20 +222,29 @@ namespaces_unshare (const struct ns_plan *p, ar_error_t *err)
 int
 namespaces_cap_fsnotify (const struct ns_plan *p, ar_error_t *err)
 {
-  static const char *const files[]
-      = { "/proc/sys/user/max_inotify_instances", "/proc/sys/user/max_fanotify_groups" };
-  char v[16];
-  int len = snprintf (v, sizeof v, "%d", POLICY_FSNOTIFY_MAX);
+  static const struct
+  {
+    const char *file;
+    int max;
+  } limits[] = {
+    { "/proc/sys/user/max_inotify_instances", POLICY_FSNOTIFY_MAX },
+    { "/proc/sys/user/max_fanotify_groups", POLICY_FSNOTIFY_MAX },
+    { "/proc/sys/user/max_inotify_watches", POLICY_FSNOTIFY_WATCHES_MAX },
+    { "/proc/sys/user/max_fanotify_marks", POLICY_FSNOTIFY_WATCHES_MAX },
+  };
 
   if (!p->late_userns || p->userns_owner == 0)
     return 0;
-  for (size_t i = 0; i < ARRAY_SIZE (files); i++)
+  for (size_t i = 0; i < ARRAY_SIZE (limits); i++)
     {
-      cleanup_close int fd = open (files[i], O_WRONLY | O_CLOEXEC);
+      cleanup_close int fd = open (limits[i].file, O_WRONLY | O_CLOEXEC);
+      char v[16];
+      int len = snprintf (v, sizeof v, "%d", limits[i].max);
+
       if (fd < 0 && errno == ENOENT)
         continue; /* a kernel without fanotify */
       if (fd < 0 || write (fd, v, (size_t) len) != len)
-        return ar_make_error (err, errno, "user namespace: write `%s`", files[i]);
+        return ar_make_error (err, errno, "user namespace: write `%s`", limits[i].file);
     }
   return 0;
 }

@@ -24,7 +24,7 @@ struct ns_plan
                              and as its owner (userns_owner) */
   bool userns_with_mnt;   /* the new mount namespace is unshared with the user namespace, so
                              that it is there when the runtime writes the maps (sources.h) */
-  uid_t userns_owner;     /* the host ids that own a new user namespace: those of its root */
+  uid_t userns_owner;     /* the host ids that own a new user namespace (state/owners.h) */
   gid_t userns_group;
 };
 
@@ -41,9 +41,10 @@ int namespaces_join (const struct ns_plan *p, ar_error_t *err);
 int namespaces_unshare_user (const struct ns_plan *p, ar_error_t *err);
 int namespaces_unshare (const struct ns_plan *p, ar_error_t *err);
 /* Child side, as root of a new user namespace with an unprivileged owner: its own limits on
-   inotify instances and fanotify groups become POLICY_FSNOTIFY_MAX (the kernel counts them at
-   each level up to the owner; a workload without CAP_SYS_RESOURCE in the namespace cannot
-   raise them, one with it only up to the owner's).  */
+   inotify instances and fanotify groups become POLICY_FSNOTIFY_MAX, on inotify watches and
+   fanotify marks POLICY_FSNOTIFY_WATCHES_MAX (the kernel counts them at each level up to the
+   owner; a workload without CAP_SYS_RESOURCE in the namespace cannot raise them, one with it
+   only up to the owner's, which is the container's own).  */
 int namespaces_cap_fsnotify (const struct ns_plan *p, ar_error_t *err);
 /* Child side, in a new network namespace: bring `lo` up.  */
 int namespaces_loopback_up (const struct ns_plan *p, ar_error_t *err);

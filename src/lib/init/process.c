@@ -39,6 +39,7 @@
 #include "fdpass.h"
 #include "init/hooks.h"
 #include "init/process.h"
+#include "sandbox/egress.h"
 #include "supervisor/vfiles.h"
 #include "init/rlimits.h"
 #include "init/rootfs.h"
@@ -399,15 +400,16 @@ _Static_assert(ROOTFS_OVERLAY_FDS == PROCESS_OVERLAY_FDS, "the init attaches eve
 static int
 close_inherited (const struct process_init_cfg *c, int sock, ar_error_t *err)
 {
-  cleanup_free int *keep = xmalloc ((SPEC_NS_N + VF__N + PROCESS_OVERLAY_FDS + 3) * sizeof *keep);
+  cleanup_free int *keep
+      = xmalloc ((SPEC_NS_N + VF__N + EGRESS_FILE__N + PROCESS_OVERLAY_FDS + 2) * sizeof *keep);
   size_t n = 0;
 
   keep[n++] = sock;
   keep[n++] = c->fifo_fd;
   for (size_t i = 0; c->vfile_fds && i < VF__N; i++)
     keep[n++] = c->vfile_fds[i];
-  if (c->hosts_fd)
-    keep[n++] = *c->hosts_fd;
+  for (size_t i = 0; c->egress_fds && i < EGRESS_FILE__N; i++)
+    keep[n++] = c->egress_fds[i];
   for (size_t i = 0; i < PROCESS_OVERLAY_FDS; i++)
     if (c->overlay_fds[i] >= 0)
       keep[n++] = c->overlay_fds[i];
@@ -607,7 +609,7 @@ init_setup (const struct process_init_cfg *c, int sock, struct init_states *st, 
           .userns = c->ns->new_ns[SPEC_NS_USER] || c->ns->join_fd[SPEC_NS_USER] >= 0,
           .no_pivot = c->no_pivot,
           .vfile_fds = c->vfile_fds,
-          .hosts_fd = c->hosts_fd,
+          .egress_fds = c->egress_fds,
           .overlay = c->overlay_fds[PROCESS_OVERLAY_FDS - 1] >= 0 || c->make_overlay,
           .root_fd = -1 };
   int *src_fds = NULL;

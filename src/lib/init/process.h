@@ -40,8 +40,8 @@ struct process_init_cfg
   /* The supervisor's virtual /proc files to bind-mount (O_PATH, opened by the runtime: a new
      user namespace's root cannot reach the state directory), or NULL.  */
   const int *vfile_fds;
-  /* The egress allowlist's /etc/hosts, the same way (egress.h), or NULL.  */
-  const int *hosts_fd;
+  /* The egress allowlist's files, the same way (egress.h: EGRESS_FILE__N of them), or NULL.  */
+  const int *egress_fds;
   /* The ephemeral rootfs (ephemeral.h): detached mounts the init attaches on the rootfs in
      its own mount namespace, in this order, the last one (the overlay) its new root; -1 where
      there is none.  */

@@ -22,6 +22,7 @@
 
 #include "init/mounts.h"
 #include "init/rootfs.h"
+#include "sandbox/egress.h"
 #include "supervisor/vfiles.h"
 #include "utils.h"
 
@@ -395,23 +396,24 @@ bind_vfiles (const struct rootfs_ctx *c, int rootfd, ar_error_t *err)
   return 0;
 }
 
-/* The egress allowlist's names: without them the container could resolve nothing at all.  A
-   rootfs without /etc/hosts gets an empty one to mount on, as any bind mount's missing target
-   (runc does the same, read-only root or not).  */
+/* The egress allowlist's files (egress.h): the container's DNS is the supervisor's resolver.
+   A rootfs without one of them gets an empty one to mount on, as any bind mount's missing
+   target (runc does the same, read-only root or not).  */
 static int
-bind_hosts (const struct rootfs_ctx *c, int rootfd, ar_error_t *err)
+bind_egress (const struct rootfs_ctx *c, int rootfd, ar_error_t *err)
 {
-  cleanup_close int fd = -1;
+  for (int f = 0; c->egress_fds && f < EGRESS_FILE__N; f++)
+    {
+      const char *target = egress_file_target ((enum egress_file) f);
+      cleanup_close int fd = mounts_mkpath_in_root (rootfd, target, MOUNTS_FILE, err);
 
-  if (c->hosts_fd == NULL)
-    return 0;
-  fd = mounts_mkpath_in_root (rootfd, "/etc/hosts", MOUNTS_FILE, err);
-  if (fd < 0)
-    return ar_error_wrap (err, "the egress allowlist's /etc/hosts");
-  if (syscall (SYS_move_mount, *c->hosts_fd, "", fd, "",
-               MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH)
-      < 0)
-    return ar_make_error (err, errno, "mount the egress allowlist's hosts file on `/etc/hosts`");
+      if (fd < 0)
+        return ar_error_wrap (err, "the egress allowlist's `%s`", target);
+      if (syscall (SYS_move_mount, c->egress_fds[f], "", fd, "",
+                   MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH)
+          < 0)
+        return ar_make_error (err, errno, "mount the egress allowlist's file on `%s`", target);
+    }
   return 0;
 }
 
@@ -466,7 +468,7 @@ rootfs_prepare (struct rootfs_ctx *c, ar_error_t *err)
     return -1;
   if (bind_vfiles (c, p.rootfd, err) < 0)
     return -1;
-  return bind_hosts (c, p.rootfd, err);
+  return bind_egress (c, p.rootfd, err);
 }
 
 /* pivot_root and after.  */

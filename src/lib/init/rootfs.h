@@ -20,11 +20,11 @@ struct rootfs_ctx
   const struct spec *spec; /* parsed config.json */
   const char *bundle;      /* absolute bundle path (relative mount sources resolve against it) */
   const char *rootfs;      /* absolute rootfs path on the host */
-  bool userns;          /* init is in a new user namespace: bind-mount devices instead of mknod */
-  bool no_pivot;        /* --no-pivot: MS_MOVE + chroot instead of pivot_root */
-  const int *vfile_fds; /* O_PATH fds of the supervisor's virtual files (vfiles.h), or NULL */
-  const int *hosts_fd;  /* the egress allowlist's /etc/hosts (egress.h), or NULL */
-  bool overlay;         /* an ephemeral rootfs (ephemeral.h) to attach on `rootfs`: */
+  bool userns;           /* init is in a new user namespace: bind-mount devices instead of mknod */
+  bool no_pivot;         /* --no-pivot: MS_MOVE + chroot instead of pivot_root */
+  const int *vfile_fds;  /* O_PATH fds of the supervisor's virtual files (vfiles.h), or NULL */
+  const int *egress_fds; /* the egress allowlist's files (egress.h: EGRESS_FILE__N), or NULL */
+  bool overlay;          /* an ephemeral rootfs (ephemeral.h) to attach on `rootfs`: */
   int overlay_fds[ROOTFS_OVERLAY_FDS]; /* its detached mounts, in order, the last one its root
                                           (-1: none) */
   int root_fd; /* set by rootfs_prepare: the future "/" (O_PATH); the caller closes it */
@@ -50,8 +50,9 @@ struct rootfs_ctx
    linux.devices (mknod, or under a user namespace a bind of the host's node onto an empty file),
    and the links ptmx fd stdin stdout stderr (and core when /proc is mounted); last, with vfile_fds,
    each virtual file bind-mounted read-only over its target where the target exists (a config
-   without /proc or /sys has none to cover); with hosts_fd, /etc/hosts likewise (created empty
-   first when the rootfs has none, as a bind mount's target would be).  */
+   without /proc or /sys has none to cover); with egress_fds, /etc/hosts, /etc/resolv.conf and
+   the denials file likewise (created empty first when the rootfs has none, as a bind mount's
+   target would be).  */
 int rootfs_prepare (struct rootfs_ctx *c, ar_error_t *err);
 
 /* pivot_root into the rootfs, the old root lazily unmounted (or MS_MOVE + chroot with

@@ -111,6 +111,7 @@ add_cond (const struct rule_site *s, ar_error_t *err)
   static const uint32_t families[] = { AF_UNIX, AF_INET, AF_INET6, AF_NETLINK };
   static const uint32_t personas[] = { 0 /* PER_LINUX */, 0xffffffff /* query */ };
   static const uint32_t tty_inject[] = { TIOCSTI, TIOCLINUX };
+  static const uint32_t set_mm[] = { 35 /* PR_SET_MM */ };
 
   switch (s->e->cond)
     {
@@ -131,6 +132,8 @@ add_cond (const struct rule_site *s, ar_error_t *err)
       return allow_masked (s, 1, SECCOMP_FILTER_FLAG_NEW_LISTENER, 0, err);
     case SCOND_PERSONALITY_DEFAULT:
       return allow_in_set (s, 0, personas, sizeof personas / sizeof personas[0], err);
+    case SCOND_PRCTL_NO_SET_MM:
+      return allow_outside (s, 0, 0, 0, set_mm, 1, err);
     case SCOND_IOCTL_SAFE:
       return allow_outside (s, 1, 0, 0, tty_inject, sizeof tty_inject / sizeof tty_inject[0], err);
     default:
@@ -238,10 +241,11 @@ compiled_identity (const struct policy *p)
   if (stat ("/proc/self/exe", &st) < 0 || v == NULL)
     return NULL;
   return xasprintf ("agentrt policy 1\nexe %llu:%llu:%lld.%09ld:%lld\nlibseccomp %u.%u.%u\n"
-                    "arch %s\nallow_ptrace %d\n",
+                    "arch %s\nallow_ptrace %d\ndeny_set_mm %d\n",
                     (unsigned long long) st.st_dev, (unsigned long long) st.st_ino,
                     (long long) st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (long long) st.st_size,
-                    v->major, v->minor, v->micro, p->table->arch, (int) p->opts.allow_ptrace);
+                    v->major, v->minor, v->micro, p->table->arch, (int) p->opts.allow_ptrace,
+                    (int) p->opts.deny_set_mm);
 }
 
 static char *

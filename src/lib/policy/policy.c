@@ -16,6 +16,18 @@ static const struct sc_entry ptrace_allowed[] = {
   { .name = "process_vm_writev", .tier = SC_ALLOW, .rule = "allow-ptrace" },
 };
 
+/* What deny_set_mm turns prctl into: PR_SET_MM (the only way to change what /proc/PID/exe
+   names, PR_SET_MM_EXE_FILE and PR_SET_MM_MAP's exe_fd) refused and audited, the rest allowed
+   in the kernel.  */
+static const struct sc_entry prctl_no_set_mm = {
+  .name = "prctl",
+  .tier = SC_ALLOW_IF,
+  .handler = SH_DENY,
+  .cond = SCOND_PRCTL_NO_SET_MM,
+  .severity = SEV_WARN,
+  .rule = "deny-prctl-set-mm",
+};
+
 const struct sc_table *
 policy_native_table (void)
 {
@@ -97,6 +109,12 @@ fill_by_nr (struct policy *p, ar_error_t *err)
 static void
 apply_opts (struct policy *p)
 {
+  if (p->opts.deny_set_mm)
+    {
+      int nr = seccomp_syscall_resolve_name_arch (p->table->scmp_arch, "prctl");
+      if (nr >= 0 && (size_t) nr < p->n_nr)
+        p->by_nr[nr] = &prctl_no_set_mm;
+    }
   if (!p->opts.allow_ptrace)
     return;
   for (size_t i = 0; i < sizeof ptrace_allowed / sizeof ptrace_allowed[0]; i++)
@@ -180,6 +198,7 @@ policy_cond_text (enum sc_cond c)
     [SCOND_IOCTL_SAFE] = "(u32) request not in {TIOCSTI, TIOCLINUX}",
     [SCOND_PERSONALITY_DEFAULT] = "(u32) persona in {0, 0xffffffff}",
     [SCOND_SECCOMP_NO_LISTENER] = "(u32) flags & SECCOMP_FILTER_FLAG_NEW_LISTENER == 0",
+    [SCOND_PRCTL_NO_SET_MM] = "(u32) option != PR_SET_MM",
   };
   return (size_t) c < sizeof texts / sizeof texts[0] ? texts[c] : "?";
 }

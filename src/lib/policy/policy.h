@@ -55,6 +55,16 @@ enum sc_handler
    counts, namespaces.c); for the rest the supervisor counts (handlers/fsnotify.c).  */
 #define POLICY_FSNOTIFY_MAX 32
 
+/* inotify watches, and fanotify marks, one container with a user namespace of its own may
+   hold: its namespace's limits (user.max_inotify_watches, user.max_fanotify_marks).  Each
+   watch pins an inode in the kernel (about 1.3 KiB with the mark: the kernel's own
+   INOTIFY_WATCH_COST), so 16384 is about 21 MiB of kernel memory (the marks are charged to
+   the container's memory cgroup): twice the kernel's old fixed default (8192), enough for a file
+   watcher on a project without its dependency trees.  The host's per-user limits are sized from
+   memory (192530 and 205032 on the 2-CPU test machine) and shared by every process of that user.
+   Without a user namespace nothing caps them but the host's limit (README).  */
+#define POLICY_FSNOTIFY_WATCHES_MAX 16384
+
 /* BPF conditions of allow-if entries, on scalar arguments only.  */
 enum sc_cond
 {
@@ -64,7 +74,8 @@ enum sc_cond
   SCOND_SOCKET_FAMILY,       /* socket/socketpair: AF_UNIX, AF_INET, AF_INET6, AF_NETLINK */
   SCOND_IOCTL_SAFE,          /* ioctl: request (low 32 bits) is not TIOCSTI or TIOCLINUX */
   SCOND_PERSONALITY_DEFAULT, /* personality: PER_LINUX, or the 0xffffffff query */
-  SCOND_SECCOMP_NO_LISTENER  /* seccomp: flags without SECCOMP_FILTER_FLAG_NEW_LISTENER */
+  SCOND_SECCOMP_NO_LISTENER, /* seccomp: flags without SECCOMP_FILTER_FLAG_NEW_LISTENER */
+  SCOND_PRCTL_NO_SET_MM,     /* prctl: option (low 32 bits) is not PR_SET_MM */
 };
 
 enum sc_severity
@@ -109,6 +120,9 @@ const struct sc_table *policy_table_by_arch (const char *arch);
 struct policy_opts
 {
   bool allow_ptrace; /* ptrace and process_vm_writev allowed, for debugging */
+  /* prctl(PR_SET_MM) refused: with an egress allowlist, whose per-program entries trust
+     /proc/PID/exe (netpolicy_caller_exe).  */
+  bool deny_set_mm;
 };
 
 /* The resolved policy of one architecture: each syscall number's entry.  */

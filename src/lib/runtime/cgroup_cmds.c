@@ -12,6 +12,9 @@
 #include "cgroups/cgroup.h"
 #include "runtime/container_internal.h"
 #include "spec/spec.h"
+#include "sandbox/netpolicy.h"
+#include "sandbox/sandbox.h"
+#include "supervisor/control.h"
 #include "supervisor/supervisor.h"
 #include "utils.h"
 
@@ -215,6 +218,63 @@ bundle_devices (const struct state *s, struct spec **sp, ar_error_t *err)
   return 0;
 }
 
+/* Were any of runc's resource flags given (or --resources)?  */
+static bool
+resources_given (const struct ar_update_opts *o)
+{
+  for (int i = 0; i < AR_UPD__N; i++)
+    if (o->flags[i])
+      return true;
+  return o->resources != NULL;
+}
+
+/* agentrt's own flags, checked here (so that a bad list fails before anything changes) and
+   told to the supervisor, which applies them (sv_net.h, the watchdog's deadline).  */
+static int
+update_supervised (const struct state *s, int dirfd, const struct ar_update_opts *o,
+                   ar_error_t *err)
+{
+  const struct
+  {
+    const char *flag, *list;
+    enum control_op op;
+  } lists[] = { { "--net-allow", o->net_allow, CONTROL_NET_SET },
+                { "--net-allow-add", o->net_allow_add, CONTROL_NET_ADD },
+                { "--net-allow-remove", o->net_allow_remove, CONTROL_NET_REMOVE } };
+  bool none = s->platform == NULL || strcmp (s->platform, "none") == 0;
+  long long ms = 0;
+
+  if (o->timeout
+      && (sandbox_parse_duration (o->timeout + (o->timeout[0] == '+'), &ms) < 0 || ms <= 0))
+    return ar_make_error (err, EINVAL,
+                          "--timeout: `%s`: expected a duration such as 90s, 5m, "
+                          "1h, or +5m for five minutes from now",
+                          o->timeout);
+  for (size_t i = 0; i < ARRAY_SIZE (lists); i++)
+    if (lists[i].list)
+      {
+        struct netpolicy p;
+        if (netpolicy_parse (lists[i].list, lists[i].flag, &p, err) < 0)
+          return -1;
+        netpolicy_release (&p);
+      }
+  if (none && (o->timeout || o->net_allow || o->net_allow_add || o->net_allow_remove))
+    return ar_make_error (err, EINVAL,
+                          "cannot update container `%s`: it runs with --platform none, whose "
+                          "deadline keeper takes no update and which has no egress broker",
+                          s->id);
+  for (size_t i = 0; i < ARRAY_SIZE (lists); i++)
+    if (lists[i].list && control_send_update (dirfd, s->id, lists[i].op, 0, lists[i].list, err) < 0)
+      return -1;
+  if (o->timeout
+      && control_send_update (dirfd, s->id,
+                              o->timeout[0] == '+' ? CONTROL_TIMEOUT_FROM_NOW : CONTROL_TIMEOUT, ms,
+                              NULL, err)
+             < 0)
+    return -1;
+  return 0;
+}
+
 int
 ar_container_update (const struct ar_globals *g, const char *id, const struct ar_update_opts *o,
                      ar_error_t *err)
@@ -224,6 +284,7 @@ ar_container_update (const struct ar_globals *g, const char *id, const struct ar
   cleanup_close int dirfd = -1;
   struct spec_resources *r = NULL;
   struct cgroup cg;
+  bool ours = o->net_allow || o->net_allow_add || o->net_allow_remove || o->timeout;
   bool devices;
   int ret;
 
@@ -231,6 +292,10 @@ ar_container_update (const struct ar_globals *g, const char *id, const struct ar
     return -1;
   if (s->status == STATE_STOPPED)
     return ar_make_error (err, 0, "cannot update container `%s`: it is stopped", id);
+  if (ours && update_supervised (s, dirfd, o, err) < 0)
+    return -1;
+  if (ours && !resources_given (o))
+    return 0;
   if (load_resources (o->resources, &r, err) < 0 || apply_flags (o, r, err) < 0
       || load_cgroup (s, &cg, err) < 0)
     {

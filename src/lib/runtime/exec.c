@@ -21,6 +21,7 @@
 #include "spec/spec.h"
 #include "supervisor/supervisor.h"
 #include "state/state.h"
+#include "state/owners.h"
 #include "runtime/console.h"
 #include "runtime/wait.h"
 #include "utils.h"
@@ -171,7 +172,8 @@ load_process (int dirfd, const struct ar_exec_opts *o, struct spec **spec,
         return -1;
       *out = &(*spec)->process;
     }
-  if (apply_overrides (o, *out, err) < 0)
+  if (apply_overrides (o, *out, err) < 0
+      || owners_check_user (&(*out)->user, "exec: process.user", err) < 0)
     return -1;
   if ((*out)->terminal && o->detach && o->console_socket == NULL)
     return ar_make_error (err, 0, "exec: a terminal with --detach needs --console-socket");
@@ -255,6 +257,9 @@ prepare_exec_policy (struct exec_policy *ep, ar_error_t *err)
       return ar_make_error (err, 0, "cannot exec in container `%s`: its supervisor is not running",
                             ep->s->id);
     }
+  /* The same filter as the init's: a container with an allowlist has its resolv.conf in its state
+     directory (lifecycle.c), and prctl(PR_SET_MM) refused (sandbox.c).  */
+  sb.popts.deny_set_mm = faccessat (ep->dirfd, EGRESS_RESOLV_FILE, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
   r = policy_init (&p, policy_native_table (), &sb.popts, err);
   sandbox_release (&sb);
   if (r < 0)

@@ -39,6 +39,7 @@
 #include "seccomp/oci.h"
 #include "spec/spec.h"
 #include "state/journal.h"
+#include "state/owners.h"
 #include "state/state.h"
 #include "supervisor/supervisor.h"
 #include "supervisor/vfiles.h"
@@ -248,7 +249,7 @@ prepare_policy (struct create_ctx *c, ar_error_t *err)
 static int
 prepare_egress (struct create_ctx *c, ar_error_t *err)
 {
-  if (c->sb.egress == NULL)
+  if (c->sb.net == NULL)
     return 0;
   if (c->sb.platform == PLATFORM_NONE)
     return ar_make_error (err, EINVAL, "%s: needs the supervisor's broker, not --platform none",
@@ -337,7 +338,7 @@ prepare_create (struct create_ctx *c, ar_error_t *err)
   if (state_check_id (c->id, err) < 0 || container_operator_load (c->g, &c->op, err) < 0
       || resolve_bundle (c->o->bundle, &c->bundle, err) < 0 || load_config (c, err) < 0
       || apply_edits (c, &f, err) < 0 || check_rootfs (c, err) < 0 || check_process (c, err) < 0
-      || check_unsupported (c->spec, err) < 0
+      || owners_check_spec (c->spec, err) < 0 || check_unsupported (c->spec, err) < 0
       || sandbox_resolve (&c->spec->annotations, &f, &c->sb, err) < 0 || prepare_egress (c, err) < 0
       || prepare_policy (c, err) < 0
       || cgroup_resolve (c->spec, c->id, c->systemd_cgroup, &c->cg, err) < 0
@@ -563,6 +564,30 @@ make_vfiles (struct create_ctx *c, int fds[VF__N], ar_error_t *err)
   return open_vfiles (c->vfiles_fd, fds, err);
 }
 
+/* With an allowlist: the container's /etc/hosts and resolv.conf, in the state directory (exec
+   knows the container has an allowlist by the latter), and the denials file the supervisor
+   keeps, beside its virtual files; a detached read-only bind mount of each for the init.  */
+static int
+open_egress_files (struct create_ctx *c, int dirfd, int fds[EGRESS_FILE__N], ar_error_t *err)
+{
+  static const char header[] = "# no egress denied yet\n";
+  cleanup_close int fd = -1;
+
+  fds[EGRESS_FILE_HOSTS]
+      = egress_open_file (dirfd, c->state_dir, EGRESS_HOSTS_FILE, egress_hosts_text (), err);
+  if (fds[EGRESS_FILE_HOSTS] < 0)
+    return -1;
+  fds[EGRESS_FILE_RESOLV]
+      = egress_open_file (dirfd, c->state_dir, EGRESS_RESOLV_FILE, c->sb.resolv_conf, err);
+  if (fds[EGRESS_FILE_RESOLV] < 0)
+    return -1;
+  fd = openat (c->vfiles_fd, EGRESS_DENIALS_FILE, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0 || write (fd, header, sizeof header - 1) != (ssize_t) (sizeof header - 1))
+    return ar_make_error (err, errno, "write the denials file");
+  fds[EGRESS_FILE_DENIALS] = open_vfile (c->vfiles_fd, EGRESS_DENIALS_FILE, err);
+  return fds[EGRESS_FILE_DENIALS] < 0 ? -1 : 0;
+}
+
 /* The host ids of the container's root: planted files belong to it.  */
 static void
 container_root_ids (const struct spec_linux *l, uid_t *uid, gid_t *gid)
@@ -638,7 +663,7 @@ spawn (struct create_ctx *c, int dirfd, int cgroup_fd, struct process_result *re
   cleanup_close int fifo = -1;
   cleanup_strv char **env = NULL;
   int vfile_fds[VF__N];
-  cleanup_close int hosts_fd = -1;
+  int egress_fds[EGRESS_FILE__N] = { -1, -1, -1 };
   int n_listen = listen_fds ();
   int ret;
   struct process_init_cfg cfg = { .spec = c->spec,
@@ -658,13 +683,6 @@ spawn (struct create_ctx *c, int dirfd, int cgroup_fd, struct process_result *re
 
   for (int i = 0; i < FILTER__N; i++)
     cfg.filters[i] = c->progs[i].insns ? &c->progs[i] : NULL;
-  if (c->sb.egress && c->sb.egress->names)
-    {
-      hosts_fd = egress_open_hosts (dirfd, c->state_dir, c->sb.egress, err);
-      if (hosts_fd < 0)
-        return -1;
-      cfg.hosts_fd = &hosts_fd;
-    }
   if (c->sb.ephemeral && make_ephemeral (c, err) < 0)
     return -1;
   if (c->sb.ephemeral && c->eph_cfg.idmap)
@@ -690,6 +708,18 @@ spawn (struct create_ctx *c, int dirfd, int cgroup_fd, struct process_result *re
         return -1;
       cfg.vfile_fds = vfile_fds;
     }
+  if (c->sb.net)
+    {
+      if (open_egress_files (c, dirfd, egress_fds, err) < 0)
+        {
+          for (int i = 0; cfg.vfile_fds && i < VF__N; i++)
+            close (vfile_fds[i]);
+          for (int i = 0; i < EGRESS_FILE__N; i++)
+            ar_closep (&egress_fds[i]);
+          return -1;
+        }
+      cfg.egress_fds = egress_fds;
+    }
   env = workload_env (&c->spec->process, n_listen);
   cfg.fifo_fd = fifo;
   cfg.env = env;
@@ -697,6 +727,8 @@ spawn (struct create_ctx *c, int dirfd, int cgroup_fd, struct process_result *re
   ret = process_spawn_init (&cfg, runtime_hooks, c, res, err);
   for (int i = 0; cfg.vfile_fds && i < VF__N; i++)
     close (vfile_fds[i]);
+  for (int i = 0; i < EGRESS_FILE__N; i++)
+    ar_closep (&egress_fds[i]);
   /* The init holds the overlay now (or failed): ours would only keep the layers alive.  */
   for (int i = 0; i < EPHEMERAL__N; i++)
     ar_closep (&c->eph.fds[i]);
@@ -763,7 +795,9 @@ start_supervisor (struct create_ctx *c, pid_t init, int listener, bool trace, ar
                                .own_pidns = c->ns.new_ns[SPEC_NS_PID],
                                .cgroup_dirs = c->st->cgroup_dirs,
                                .limit_dirs = limit_dirs (&c->cg),
-                               .egress = c->sb.egress,
+                               .net = c->sb.net,
+                               .upstream = c->sb.upstream,
+                               .host_addrs = c->sb.host_addrs,
                                .egress_netns_fd = c->egress_ns.fd,
                                .notify_fd = listener,
                                .trace = trace,
@@ -884,6 +918,38 @@ state_dir_path (int dirfd, char **out, ar_error_t *err)
   return 0;
 }
 
+/* A new user namespace gets an owner of its own (state/owners.h), claimed once the state
+   directory that holds the claim exists.  A runtime that is not root, or is nested in a user
+   namespace without the reserved ids, keeps namespaces_plan's fallback.  */
+static int
+claim_userns_owner (struct create_ctx *c, ar_error_t *err)
+{
+  uid_t owner;
+
+  if (!c->ns.new_ns[SPEC_NS_USER] || geteuid () != 0 || !owners_usable ())
+    return 0;
+  if (owners_claim (OWNERS_REGISTRY, c->state_dir, &owner, err) < 0)
+    return -1;
+  c->ns.userns_owner = owner;
+  c->ns.userns_group = (gid_t) owner;
+  return 0;
+}
+
+/* Once the container's processes are dead (delete, a failed create), before its state
+   directory is removed: its user namespace's owner may be another's.  Should this fail, the
+   slot is freed anyway once the state directory is gone (owners.c).  */
+static void
+release_userns_owner (int dirfd)
+{
+  cleanup_free char *path = NULL;
+  ar_error_t e = NULL;
+
+  if (geteuid () != 0)
+    return;
+  if (state_dir_path (dirfd, &path, &e) < 0 || owners_release (OWNERS_REGISTRY, path, &e) < 0)
+    warn_release (&e);
+}
+
 /* From the state directory on: the init, then its state and pid file.  */
 static int
 create_in (struct create_ctx *c, int dirfd, pid_t *pid_out, ar_error_t *err)
@@ -898,7 +964,7 @@ create_in (struct create_ctx *c, int dirfd, pid_t *pid_out, ar_error_t *err)
   if (c->journal_fd < 0 || state_save (dirfd, c->st, err) < 0
       || ar_replace_file (dirfd, CONFIG_COPY, c->config_text, strlen (c->config_text), 0600, err)
              < 0
-      || state_dir_path (dirfd, &c->state_dir, err) < 0
+      || state_dir_path (dirfd, &c->state_dir, err) < 0 || claim_userns_owner (c, err) < 0
       || spawn_in_cgroup (c, dirfd, &res, err) < 0)
     return -1;
   pid = res.pid;
@@ -980,6 +1046,8 @@ create_container (const struct ar_globals *g, const char *id, const struct ar_cr
         }
       if (c.cg_made)
         remove_cgroup (&c.cg);
+      if (c.ns.userns_owner >= OWNERS_BASE)
+        release_userns_owner (dirfd);
       (void) state_dir_remove (rootfd, id, NULL); /* the error in hand is the one to report */
       return -1;
     }
@@ -1388,6 +1456,7 @@ delete_locked (const struct ar_globals *g, int dirfd, struct state *s, bool forc
     }
   if (damage == NULL)
     run_hooks_warn (dirfd, s, SPEC_HOOK_POSTSTOP, "poststop");
+  release_userns_owner (dirfd);
   rootfd = state_root_open (container_root (g), false, err);
   if (rootfd < 0 || state_dir_remove (rootfd, s->id, err) < 0)
     {

@@ -1,9 +1,8 @@
-/* The egress allowlist of a container (--net-allow, annotation io.agentrt.net.allow): the TCP
-   endpoints the supervisor's broker connects to on the workload's behalf (DESIGN.md principle
-   2), and the network namespace it connects from.  Parsed, then resolved at create, before
-   anything is set up: host names become addresses here, once, and the lines of the
-   container's /etc/hosts; the container itself has no DNS (its network namespace has loopback
-   only).
+/* The network side of a container's egress allowlist (--net-allow, io.agentrt.net.allow; the
+   list itself is netpolicy.h's): where the supervisor's broker connects from, what the container
+   is given instead of DNS of its own (a resolv.conf naming the supervisor's resolver in its
+   network namespace, an /etc/hosts of localhost only), the upstream servers that resolver asks,
+   and the host's own addresses, which config.json may never open.
 
    Where the broker connects from (egress_prepare_spec):
      config.json has no network namespace     the caller's (the host's, or a node's under an
@@ -13,9 +12,10 @@
      it joins another one: a CNI pod's         that one (the pod's): the container gets a new one
                                                of its own, and the supervisor's worker enters the
                                                pod's before it makes a thread or a socket, so
-                                               allowed connections leave with the pod's address,
-                                               under its NetworkPolicy; names are resolved there
-                                               too, with the pod's resolv.conf (egress_resolve) */
+                                               allowed connections and the resolver's upstream
+                                               queries leave with the pod's address, under its
+                                               NetworkPolicy, to the pod's DNS server (its
+                                               resolv.conf: egress_pod_resolver) */
 #ifndef AGENTRT_EGRESS_H
 #define AGENTRT_EGRESS_H
 
@@ -29,68 +29,59 @@
 #include "spec/spec.h"
 
 #define EGRESS_HOSTS_FILE "hosts"
+#define EGRESS_RESOLV_FILE "resolv.conf"
+/* The resolver's address in the container's network namespace (systemd-resolved's stub
+   address, which nothing else in a container uses), port 53, UDP and TCP.  */
+#define EGRESS_RESOLVER_ADDR "127.0.0.53"
+#define EGRESS_RESOLVER_PORT 53
 
-struct egress_rule
+/* The files the init mounts read-only in a container with an allowlist, from detached bind
+   mounts the runtime made (egress_open_file; the denials file is the supervisor's, beside its
+   virtual files), each created empty first where the rootfs has none, as any bind mount's
+   target.  */
+enum egress_file
 {
-  int family;       /* AF_INET or AF_INET6 (a v4-mapped v6 address is stored as AF_INET) */
-  uint8_t addr[16]; /* network order: 4 bytes for AF_INET */
-  uint16_t port;    /* host order */
+  EGRESS_FILE_HOSTS,   /* /etc/hosts: localhost only */
+  EGRESS_FILE_RESOLV,  /* /etc/resolv.conf: the supervisor's resolver */
+  EGRESS_FILE_DENIALS, /* the recent denials, readable by the workload */
+  EGRESS_FILE__N,
 };
+#define EGRESS_DENIALS_FILE "denials"
+#define EGRESS_DENIALS_PATH "/run/agentrt/denials"
+/* The path in the container of each egress_file.  */
+const char *egress_file_target (enum egress_file f);
 
-/* A name of the list, resolved by egress_resolve.  */
-struct egress_name
-{
-  char *host;
-  uint16_t port;
-};
+struct netpolicy;
+struct dns_upstream;
+struct operator_conf;
 
-struct egress_list
-{
-  struct egress_rule *rules;
-  size_t n;
-  struct egress_name *pending; /* names egress_parse left to egress_resolve */
-  size_t n_pending;
-  char *hosts; /* the container's /etc/hosts: localhost and every resolved name */
-  bool names;  /* the list names a host: only then is /etc/hosts mounted (and made, when the
-                  rootfs has none: a list of addresses never writes the bundle) */
-};
-
-/* Parse "host:port,1.2.3.4:port,[::1]:port"; errors name `from` (the flag or annotation).  An
-   empty list is an error: it would mean no network, which a config without the allowlist
-   already says.  Names are checked, not resolved: egress_resolve does that once it is known
-   where the broker connects from.  */
-int egress_parse (const char *list, const char *from, struct egress_list *out, ar_error_t *err);
-
-/* Where names are resolved: a pod's network namespace and the files config.json gives the pod
-   as /etc/resolv.conf and /etc/hosts (NULL: the host's own).  */
-struct egress_resolver
-{
-  int netns_fd;      /* not owned */
-  char *resolv_conf; /* NULL: the host's */
-  char *hosts;       /* NULL: the host's */
-};
-
-/* Resolve the pending names: every address a name has now goes into the list and into
-   /etc/hosts.  r NULL: here, with the host's resolver; else in a child that enters the pod's
-   network namespace and sees the pod's resolv.conf and hosts as its own.  */
-int egress_resolve (struct egress_list *l, const struct egress_resolver *r, const char *from,
-                    ar_error_t *err);
-void egress_release (struct egress_list *l);
-
-/* Does the address (as read from the workload) match a rule?  `len` as the workload gave it.  */
-bool egress_match (const struct egress_list *l, const struct sockaddr *sa, size_t len);
 /* Is it an address of the loopback network (127/8, ::1, v4-mapped 127/8)?  */
 bool egress_is_loopback (const struct sockaddr *sa, size_t len);
+/* Is it the resolver's address and port (EGRESS_RESOLVER_ADDR:53)?  */
+bool egress_is_resolver (const struct sockaddr *sa, size_t len);
 
-/* The index of the first rule naming an address of this host as the broker sees it: loopback,
-   unspecified (0.0.0.0/8, ::), link-local (169.254/16, fe80::/10) or one of the addresses of
-   the caller's network namespace's interfaces (under an engine: the node's); -1 if none; -2 if
-   those cannot be listed.  `pod_loopback`: the broker connects from a pod's namespace, whose
-   loopback is the pod's own, not this host's: loopback addresses are then none of the host's.  */
-ssize_t egress_host_local (const struct egress_list *l, bool pod_loopback);
-/* "1.2.3.4:80", "[::1]:80".  */
-#define EGRESS_RULE_TEXT 64
-void egress_rule_text (const struct egress_rule *r, char *buf, size_t len);
+/* The addresses of the interfaces of the caller's network namespace (under an engine: the
+   node's): a list the annotation may not open, and no DNS answer may pin unless the operator
+   gave the list.  */
+#define EGRESS_HOST_ADDRS_MAX 64
+struct egress_addrs
+{
+  size_t n;
+  struct
+  {
+    int family;
+    uint8_t addr[16];
+  } a[EGRESS_HOST_ADDRS_MAX];
+};
+int egress_host_addrs (struct egress_addrs *out, ar_error_t *err);
+bool egress_addrs_has (const struct egress_addrs *l, int family, const uint8_t *addr);
+
+/* The first entry naming an address of this host as the broker sees it: loopback, unspecified
+   (0.0.0.0/8, ::), link-local (169.254/16, fe80::/10), multicast, or one of `host`'s; NULL if
+   none.  `pod_loopback`: the broker connects from a pod's namespace, whose loopback is the
+   pod's own, not this host's: loopback addresses are then none of the host's.  */
+const struct netpolicy_entry *
+egress_host_local (const struct netpolicy *p, const struct egress_addrs *host, bool pod_loopback);
 
 /* Where the broker connects from (the table above).  */
 struct egress_netns
@@ -106,15 +97,25 @@ struct egress_netns
 int egress_prepare_spec (struct spec *s, const char *from, struct egress_netns *out,
                          ar_error_t *err);
 
-/* The pod's resolver for egress_resolve: the namespace `netns_fd` and the sources of the bind
-   mounts config.json puts on /etc/resolv.conf and /etc/hosts (relative ones under `bundle`).  */
-void egress_pod_resolver (const struct spec *s, const char *bundle, int netns_fd,
-                          struct egress_resolver *out);
-void egress_resolver_release (struct egress_resolver *r);
+/* Where the resolver's upstream is read from: the source of the bind mount config.json puts on
+   /etc/resolv.conf (relative ones under `bundle`), when the broker connects from a pod's
+   namespace; NULL otherwise (the host's /etc/resolv.conf).  */
+char *egress_pod_resolver (const struct spec *s, const char *bundle);
 
-/* With l->names: write the hosts file into the state directory and return a detached read-only bind
-   mount of it (open_tree), which the init attaches over /etc/hosts.  */
-int egress_open_hosts (int state_dirfd, const char *state_dir, const struct egress_list *l,
-                       ar_error_t *err);
+/* The resolver's upstream servers and the container's resolv.conf.  The servers: agentrt.conf's
+   dns_servers when the operator set them, else the `nameserver` lines of `resolv_conf` (NULL:
+   /etc/resolv.conf), which must be a regular file (a pod's is config.json's to name: a fifo would
+   block create).  The container's resolv.conf: that file's `search` and `options` lines (a pod's
+   cluster domains, ndots) and one nameserver, the resolver.  Errors name `from`.  */
+int egress_upstream (const char *resolv_conf, const struct operator_conf *op, const char *from,
+                     struct dns_upstream *u, char **container_text, ar_error_t *err);
+
+/* The container's /etc/hosts with an allowlist: localhost only (names are the resolver's).  */
+const char *egress_hosts_text (void);
+
+/* Write `text` into the state directory as `name` and return a detached read-only bind mount of
+   it (open_tree), which the init attaches over its file in the container.  */
+int egress_open_file (int state_dirfd, const char *state_dir, const char *name, const char *text,
+                      ar_error_t *err);
 
 #endif

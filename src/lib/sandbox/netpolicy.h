@@ -65,9 +65,11 @@ struct netpolicy
   struct netpolicy_entry *entries;
   size_t n;
   bool names; /* an entry is a name or a wildcard: the sandbox needs its resolver */
-  /* A name's answers may pin addresses that netpolicy_address_special names (the host's
-     loopback, link-local): never parsed, set by the caller when the operator gave the list, as
-     an address entry of the host is the operator's to give (tests serve names on loopback).  */
+  /* A name's answers may pin the host's loopback (netpolicy_address_special less
+     netpolicy_answer_forbidden): never parsed, set by the caller when the operator gave the
+     list and agentrt.conf's dns_host_answers allows it (tests serve names on loopback).  Not
+     the list alone: a wildcard's answers are chosen by whoever runs the names below it, who
+     would then reach the host's own services (DNS rebinding).  */
   bool special_ok;
 };
 
@@ -114,6 +116,12 @@ bool netpolicy_address_special (int family, const uint8_t *addr);
 /* The first address or network entry that holds such an address (0.0.0.0/0 does), or NULL:
    like egress_host_local, an entry the operator may give and config.json may not.  */
 const struct netpolicy_entry *netpolicy_first_special (const struct netpolicy *p);
+
+/* An address no name's answer may pin, whatever special_ok says: unspecified (0/8, ::),
+   link-local (169.254/16 and fe80::/10: a cloud's metadata service, 169.254.169.254), AWS's
+   IPv6 metadata address (fd00:ec2::254), multicast and broadcast, and their v4-mapped forms.
+   Tests need loopback behind names, never these; an operator who means one lists the address.  */
+bool netpolicy_answer_forbidden (int family, const uint8_t *addr);
 
 /* A name in the form entries use: lower case, no trailing dot, a host name (labels of letters,
    digits, '-' and '_', 1 to 63 each, 253 in all, the last not all digits).  false if it is not

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dns/dns_upstream.h"
 #include "sandbox/annotations.h"
 #include "sandbox/operator.h"
 #include "sandbox/sandbox.h"
@@ -123,7 +124,37 @@ set_agent_hooks (struct operator_conf *c, const char *v, ar_error_t *err)
   return 0;
 }
 
+/* The sandbox resolver's upstream servers, in place of resolv.conf's (a filtering resolver of
+   the operator's, or, in tests, one on a port of its own).  */
+static int
+set_dns_servers (struct operator_conf *c, const char *v, ar_error_t *err)
+{
+  cleanup_free char *copy = xstrdup (v);
+  char *save = NULL;
+
+  c->dns_servers = xzalloc (sizeof *c->dns_servers);
+  for (char *item = strtok_r (copy, ",", &save); item; item = strtok_r (NULL, ",", &save))
+    if (dns_upstream_add (c->dns_servers, trim (item), "dns_servers", err) < 0)
+      return -1;
+  if (c->dns_servers->n == 0)
+    return ar_make_error (err, 0, "dns_servers: `%s`: a comma list of ADDR[:PORT]", v);
+  return 0;
+}
+
+/* May names of the operator's lists resolve to the host's loopback?  Off by default: the list
+   names who may answer, not what they may answer, and a wildcard's names are run by others.  */
+static int
+set_dns_host_answers (struct operator_conf *c, const char *v, ar_error_t *err)
+{
+  if (strcmp (v, "allow") != 0 && strcmp (v, "drop") != 0)
+    return ar_make_error (err, 0, "dns_host_answers: `%s`: expected allow or drop", v);
+  c->dns_host_answers = strcmp (v, "allow") == 0;
+  return 0;
+}
+
 static const struct operator_key operator_keys[] = {
+  { "dns_servers", set_dns_servers },
+  { "dns_host_answers", set_dns_host_answers },
   { "audit_dir", set_audit_dir },
   { "audit_budget", set_audit_budget },
   { "pod_annotations", set_pod_annotations },
@@ -264,6 +295,7 @@ operator_release (struct operator_conf *c)
   free (c->path);
   free (c->audit_dir);
   ar_strv_free (c->pod_annotations);
+  free (c->dns_servers);
   memset (c, 0, sizeof *c);
 }
 

@@ -23,6 +23,16 @@
                               default `refuse`: create fails naming the first.  An engine's own
                               hooks (Docker's libnetwork prestart hook) need it; in Kubernetes no
                               pod can write a hook, a bundle's author by hand can
+     dns_servers = ADDR[:PORT],…
+                              the servers the sandbox resolver asks (3 at most), instead of
+                              the nameservers of the resolv.conf of where the broker connects
+                              from (egress.h)
+     dns_host_answers = allow|drop
+                              may a name of --net-allow resolve to the host's loopback or
+                              its interfaces' addresses (default drop: such an answer is
+                              removed and the address refused; link-local ones, a cloud's
+                              metadata service, are refused whatever this says, and
+                              config.json's lists never get either)
 
    A key is a row of the table in operator.c and a member here.  */
 #ifndef AGENTRT_OPERATOR_H
@@ -31,6 +41,8 @@
 #include <stdbool.h>
 
 #include "agentrt/error.h"
+
+struct dns_upstream;
 
 #define OPERATOR_CONFIG_DEFAULT "/etc/agentrt/agentrt.conf"
 
@@ -41,6 +53,8 @@ struct operator_conf
   char **pod_annotations;          /* NULL-terminated, or NULL: none */
   unsigned long long audit_budget; /* bytes; 0: the default (--audit-budget wins) */
   bool agent_hooks;                /* run config.json's host hooks under the agent profile */
+  struct dns_upstream *dns_servers; /* NULL: resolv.conf's */
+  bool dns_host_answers;            /* names may resolve to the host's loopback (netpolicy.h) */
 };
 
 /* Read `path`, or (named false) the default, whose absence is no error.  */

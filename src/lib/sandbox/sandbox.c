@@ -8,7 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dns/dns_upstream.h"
 #include "sandbox/annotations.h"
+#include "sandbox/netpolicy.h"
 #include "sandbox/profile.h"
 #include "sandbox/sandbox.h"
 #include "supervisor/supervisor.h"
@@ -142,36 +144,29 @@ resolve_ptrace (const char *v, bool *out, ar_error_t *err)
 
 /* The broker connects from the caller's network namespace, the host's, or from a pod's
    (egress.h): an allowlisted address of the host itself (its loopback, a link-local one such as
-   a cloud's metadata service, one of its interfaces) reaches services the container's own
-   network never could.  Under an engine the caller's namespace is the node's, and a pod's
-   traffic to its node is outside NetworkPolicy (Kubernetes lets it through whatever the
-   policy says), so the node's addresses stay refused when the broker connects from the pod's
-   namespace too; the loopback there is the pod's own (its other containers'), which the
-   container would reach without the allowlist.  The operator may name any (--net-allow, or
-   pod_annotations); config.json may not.  */
+   a cloud's metadata service, one of its interfaces, or a network holding one) reaches services
+   the container's own network never could.  Under an engine the caller's namespace is the
+   node's, and a pod's traffic to its node is outside NetworkPolicy (Kubernetes lets it through
+   whatever the policy says), so the node's addresses stay refused when the broker connects from
+   the pod's namespace too; the loopback there is the pod's own (its other containers'), which
+   the container would reach without the allowlist.  The operator may name any (--net-allow, or
+   pod_annotations); config.json may not.  A name's answers are held to the same rule by the
+   resolver (the policy's special_ok, the supervisor's host addresses).  */
 static int
-check_host_local (const struct egress_list *l, bool pod, const struct operator_conf *op,
+check_host_local (const struct netpolicy *l, const struct egress_addrs *host, bool pod,
                   ar_error_t *err)
 {
-  char text[EGRESS_RULE_TEXT];
-  ssize_t i;
+  const struct netpolicy_entry *e = egress_host_local (l, host, pod);
 
-  if (operator_pod_may (op, "io.agentrt.net.allow"))
+  if (e == NULL)
     return 0;
-  i = egress_host_local (l, pod);
-  if (i == -2)
-    return ar_make_error (err, errno,
-                          "annotation io.agentrt.net.allow: list this host's addresses");
-  if (i < 0)
-    return 0;
-  egress_rule_text (&l->rules[i], text, sizeof text);
   return ar_make_error (err, 0,
                         "annotation io.agentrt.net.allow: %s is an address of this host (%s"
                         "link-local or one of its interfaces), which the broker would reach "
                         "from %s: that is the operator's to allow (--net-allow, or "
                         "pod_annotations = io.agentrt.net.allow in agentrt.conf), not "
                         "config.json's",
-                        text, pod ? "" : "loopback, ",
+                        e->text, pod ? "" : "loopback, ",
                         pod ? "the pod's network" : "the host's network");
 }
 
@@ -240,8 +235,10 @@ check_container_names (const char *v, bool with_list, ar_error_t *err)
 }
 
 static int
-resolve_net_allow (const char *flag, const struct spec_map *a, struct sandbox *out, ar_error_t *err)
+resolve_net_allow (const struct sandbox_flags *f, const struct spec_map *a, struct sandbox *out,
+                   ar_error_t *err)
 {
+  const char *flag = f->net_allow;
   const char *annotation = sandbox_annotation (a, "io.agentrt.net.allow");
   const char *names = sandbox_annotation (a, "io.agentrt.net.allow.containers");
   bool selected = true;
@@ -254,20 +251,23 @@ resolve_net_allow (const char *flag, const struct spec_map *a, struct sandbox *o
   if (flag == NULL && pod_selects (a, &selected, err) < 0)
     return -1;
   out->egress_from = flag ? "--net-allow" : "annotation io.agentrt.net.allow";
-  out->egress_annotation = flag == NULL;
-  out->egress = xzalloc (sizeof *out->egress);
-  if (egress_parse (flag ? flag : annotation, out->egress_from, out->egress, err) < 0)
+  out->egress_annotation = flag == NULL && !operator_pod_may (f->op, "io.agentrt.net.allow");
+  out->net = xzalloc (sizeof *out->net);
+  if (netpolicy_parse (flag ? flag : annotation, out->egress_from, out->net, err) < 0)
     {
-      free (out->egress);
-      out->egress = NULL;
+      free (out->net);
+      out->net = NULL;
       return -1;
     }
+  /* The operator's list, when agentrt.conf says so, may let a name's answers be the host's own
+     addresses (netpolicy.h): never config.json's, never by the list alone.  */
+  out->net->special_ok = !out->egress_annotation && f->op && f->op->dns_host_answers;
   /* Checked, so that a bad value fails the pod's sandbox too, but not applied.  */
   if (!selected)
     {
-      egress_release (out->egress);
-      free (out->egress);
-      out->egress = NULL;
+      netpolicy_release (out->net);
+      free (out->net);
+      out->net = NULL;
     }
   return 0;
 }
@@ -294,18 +294,19 @@ int
 sandbox_prepare_egress (struct sandbox *sb, struct spec *s, const char *bundle,
                         const struct operator_conf *op, struct egress_netns *ns, ar_error_t *err)
 {
-  struct egress_resolver r = { -1, NULL, NULL };
-  int ret;
+  cleanup_free char *pod_resolv = NULL;
 
   if (egress_prepare_spec (s, sb->egress_from, ns, err) < 0)
     return -1;
-  if (ns->pod)
-    egress_pod_resolver (s, bundle, ns->fd, &r);
-  ret = egress_resolve (sb->egress, ns->pod ? &r : NULL, sb->egress_from, err);
-  egress_resolver_release (&r);
-  if (ret < 0)
+  sb->host_addrs = xzalloc (sizeof *sb->host_addrs);
+  if (egress_host_addrs (sb->host_addrs, err) < 0)
+    return ar_error_wrap (err, "%s", sb->egress_from);
+  if (sb->egress_annotation && check_host_local (sb->net, sb->host_addrs, ns->pod, err) < 0)
     return -1;
-  return sb->egress_annotation ? check_host_local (sb->egress, ns->pod, op, err) : 0;
+  if (ns->pod)
+    pod_resolv = egress_pod_resolver (s, bundle);
+  sb->upstream = xzalloc (sizeof *sb->upstream);
+  return egress_upstream (pod_resolv, op, sb->egress_from, sb->upstream, &sb->resolv_conf, err);
 }
 
 int
@@ -652,7 +653,7 @@ check_ptrace_platform (const struct sandbox *sb, ar_error_t *err)
     return ar_make_error (err, EINVAL,
                           "annotation io.agentrt.policy.ptrace=allow: the ptrace platform is the "
                           "workload's one tracer; use --platform seccomp");
-  if (sb->egress)
+  if (sb->net)
     return ar_make_error (err, EINVAL,
                           "%s: the egress broker needs --platform seccomp (ptrace cannot hand "
                           "the caller a socket)",
@@ -695,8 +696,12 @@ sandbox_resolve (const struct spec_map *a, const struct sandbox_flags *f, struct
     return -1;
   if (ptrace && resolve_ptrace (ptrace, &out->popts.allow_ptrace, err) < 0)
     return -1;
-  if (!f->policy_only && resolve_net_allow (f->net_allow, a, out, err) < 0)
+  if (!f->policy_only && resolve_net_allow (f, a, out, err) < 0)
     return -1;
+  /* Per-program entries trust /proc/PID/exe, which PR_SET_MM can change; a list without them
+     may gain some while the container runs (agentrt update), and its filter is fixed at
+     create, so every container with an allowlist has it refused.  */
+  out->popts.deny_set_mm = out->net != NULL;
   if (check_ptrace_platform (out, err) < 0)
     return -1;
   return resolve_controls (a, f, out, err);
@@ -709,9 +714,15 @@ sandbox_release (struct sandbox *sb)
   free (sb->uname_release);
   ar_strv_free (sb->canaries);
   sb->audit_path = sb->uname_release = NULL;
-  if (sb->egress)
-    egress_release (sb->egress);
-  free (sb->egress);
-  sb->egress = NULL;
+  if (sb->net)
+    netpolicy_release (sb->net);
+  free (sb->net);
+  sb->net = NULL;
+  free (sb->upstream);
+  sb->upstream = NULL;
+  free (sb->resolv_conf);
+  sb->resolv_conf = NULL;
+  free (sb->host_addrs);
+  sb->host_addrs = NULL;
   sb->canaries = NULL;
 }

@@ -11,8 +11,9 @@
      -                          --audit-budget the audit log's size cap (64k at least)
      io.agentrt.uname.release   -              the kernel release uname reports
      io.agentrt.policy.ptrace   -              allow | deny (default): ptrace for debugging
-     io.agentrt.net.allow       --net-allow    TCP endpoints the egress broker connects to
-                                               (egress.h); implies a loopback-only netns
+     io.agentrt.net.allow       --net-allow    what the egress broker connects to and the
+                                               resolver resolves (netpolicy.h, egress.h);
+                                               implies a loopback-only netns
      io.agentrt.net.allow.containers  -        in a pod, the containers the annotation
                                                isolates (default: all but the sandbox)
      io.agentrt.timeout         --timeout      wall clock from create: 500ms, 90s, 5m, 1h
@@ -59,9 +60,14 @@ struct sandbox
   char *audit_path; /* absolute, or NULL for the default */
   char *uname_release;
   struct policy_opts popts;
-  struct egress_list *egress;    /* the allowlist, or NULL: no broker */
-  const char *egress_from;       /* "--net-allow" or the annotation, for errors */
-  bool egress_annotation;        /* from config.json: the host's addresses are refused */
+  struct netpolicy *net;   /* the allowlist (netpolicy.h), or NULL: no broker */
+  const char *egress_from; /* "--net-allow" or the annotation, for errors */
+  bool egress_annotation;  /* config.json's: the host's addresses are refused */
+  /* Set by sandbox_prepare_egress: the resolver's upstream, the container's resolv.conf and
+     the host's addresses (egress.h).  */
+  struct dns_upstream *upstream;
+  char *resolv_conf;
+  struct egress_addrs *host_addrs;
   long long timeout_ms;          /* 0: no deadline */
   bool ephemeral;                /* the rootfs is an overlay with a private upper layer */
   unsigned long long disk_bytes; /* size of the upper layer's tmpfs; 0: tmpfs's default */
@@ -81,8 +87,9 @@ int sandbox_resolve (const struct spec_map *annotations, const struct sandbox_fl
 void sandbox_release (struct sandbox *sb);
 
 /* With an allowlist, at create: the container's network namespace and where the broker
-   connects from (egress_prepare_spec, *ns), the names resolved there, and, for config.json's
-   list, no address of the host (which may depend on where: a pod's loopback is its own).  */
+   connects from (egress_prepare_spec, *ns), the resolver's upstream read there, and, for
+   config.json's list, no address of the host (which may depend on where: a pod's loopback is its
+   own).  */
 int sandbox_prepare_egress (struct sandbox *sb, struct spec *s, const char *bundle,
                             const struct operator_conf *op, struct egress_netns *ns,
                             ar_error_t *err);

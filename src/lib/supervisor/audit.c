@@ -288,7 +288,19 @@ format_summary (struct sv *sv, const struct audit_agg_entry *e, bool with_args, 
   bool event = e->verdict == NULL;
 
   open_record (j, sv, &e->last);
-  if (event)
+  if (!event && e->pid < 0)
+    {
+      /* A record of no call (sv_audit_query): the event, its args and its verdict.  */
+      ar_json_kstr (j, "event", e->name);
+      ar_json_key (j, "args");
+      if (with_args && e->payload)
+        ar_json_raw (j, e->payload);
+      else
+        ar_json_null (j);
+      ar_json_kstr (j, "verdict", e->verdict);
+      ar_json_kstr (j, "rule", e->rule);
+    }
+  else if (event)
     {
       ar_json_kstr (j, "event", e->name);
       kstr_capped (j, "detail", e->payload, &truncated);
@@ -533,6 +545,45 @@ sv_audit_event_keyed (struct sv *sv, const char *event, const char *severity, co
   /* The supervisor may be about to exit: written now, not at the next tick.  */
   if (alert)
     write_alerts (sv, n);
+}
+
+void
+sv_audit_query (struct sv *sv, const char *verdict, const char *rule, const char *subject,
+                const char *args_json)
+{
+  struct audit_key k = {
+    .name = "dns", .verdict = verdict, .rule = rule, .subject = subject, .severity = SEV_WARN
+  };
+  struct timespec when;
+  struct audit_seen seen = { .pid = -1, .comm = "" };
+  uint64_t now = mono_ns ();
+  struct ar_json *j;
+  cleanup_free char *line = NULL;
+  size_t len;
+  bool folded;
+
+  if (atomic_load_explicit (&sv->audit_closed, memory_order_relaxed))
+    return;
+  clock_gettime (CLOCK_REALTIME, &when);
+  seen.when = when;
+  seen.payload = xstrdup (args_json);
+  pthread_mutex_lock (&sv->audit_lock);
+  folded = audit_agg_fold (&sv->budget, &k, now, &seen);
+  pthread_mutex_unlock (&sv->audit_lock);
+  free (seen.payload);
+  if (folded)
+    return;
+  j = ar_json_new (NULL);
+  open_record (j, sv, &when);
+  ar_json_kstr (j, "event", "dns");
+  ar_json_key (j, "args");
+  ar_json_raw (j, args_json);
+  ar_json_kstr (j, "verdict", verdict);
+  ar_json_kstr (j, "rule", rule);
+  ar_json_kstr (j, "severity", "warn");
+  ar_json_obj_close (j);
+  line = finish_line (j, &len);
+  put (sv, AUDIT_CALL, line, len, 1);
 }
 
 void

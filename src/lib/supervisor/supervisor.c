@@ -12,6 +12,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
@@ -98,8 +99,11 @@ struct watchdog
   const struct supervisor_cfg *c;
   pid_t worker; /* 0: none (the deadline alone, --platform none) */
   int init_pidfd;
-  bool tracing; /* the init is our tracee (the kill switch, supervisor.h), not reaped yet */
-  int dirfd;    /* the state directory */
+  bool tracing;    /* the init is our tracee (the kill switch, supervisor.h), not reaped yet */
+  int dirfd;       /* the state directory */
+  int deadline_ch; /* the worker's requests for a new deadline (worker.h), or -1 */
+  struct timespec created; /* CLOCK_BOOTTIME at start: what a deadline counts from */
+  long long timeout_ms;    /* the deadline in force, from `created`; 0: none */
 };
 
 /* An alert that the container is killed, and why, for `state` too.  */
@@ -193,17 +197,60 @@ watchdog_stop (const struct watchdog *w, const struct signalfd_siginfo *si)
 /* The deadline, on CLOCK_BOOTTIME: time a suspended machine slept counts, as on a wall clock.
  *fd is -1 without one.  */
 static int
-arm_deadline (const struct supervisor_cfg *c, int *fd)
+arm_deadline (struct watchdog *w, int *fd)
 {
-  struct itimerspec t = { { 0, 0 }, { c->timeout_ms / 1000, (c->timeout_ms % 1000) * 1000000 } };
+  struct itimerspec t = { { 0, 0 }, w->created };
+  long long ms = w->timeout_ms;
 
-  *fd = -1;
-  if (c->timeout_ms <= 0)
+  if (ms <= 0)
     return 0;
-  *fd = timerfd_create (CLOCK_BOOTTIME, TFD_CLOEXEC);
-  if (*fd < 0 || timerfd_settime (*fd, 0, &t, NULL) < 0)
+  t.it_value.tv_sec += ms / 1000;
+  t.it_value.tv_nsec += (ms % 1000) * 1000000;
+  if (t.it_value.tv_nsec >= 1000000000)
+    {
+      t.it_value.tv_sec++;
+      t.it_value.tv_nsec -= 1000000000;
+    }
+  if (*fd < 0)
+    *fd = timerfd_create (CLOCK_BOOTTIME, TFD_CLOEXEC);
+  /* Absolute: a deadline already past fires at once.  */
+  if (*fd < 0 || timerfd_settime (*fd, TFD_TIMER_ABSTIME, &t, NULL) < 0)
     return -1;
   return 0;
+}
+
+/* `agentrt update --timeout` through the worker (worker.h): the deadline moves, later or
+   sooner, counted from the container's creation or from now.  */
+static void
+new_deadline (struct watchdog *w, int *tfd)
+{
+  struct worker_deadline d;
+  struct timespec now;
+  long long ms;
+
+  if (recv (w->deadline_ch, &d, sizeof d, MSG_DONTWAIT) != (ssize_t) sizeof d)
+    return;
+  ms = d.ms;
+  if (d.from_now)
+    {
+      clock_gettime (CLOCK_BOOTTIME, &now);
+      ms += (now.tv_sec - w->created.tv_sec) * 1000LL
+            + (now.tv_nsec - w->created.tv_nsec) / 1000000;
+    }
+  d.ms = 0;
+  if (ms <= 0)
+    d.ms = EINVAL;
+  else
+    {
+      long long was = w->timeout_ms;
+      w->timeout_ms = ms;
+      if (arm_deadline (w, tfd) < 0)
+        {
+          d.ms = errno ? errno : EIO;
+          w->timeout_ms = was;
+        }
+    }
+  (void) send (w->deadline_ch, &d, sizeof d, MSG_NOSIGNAL);
 }
 
 /* The deadline: the reason first (so that whoever sees the container die can read why), then
@@ -222,8 +269,7 @@ on_deadline (const struct watchdog *w, int *tfd)
       sv_kill_container (w->c, w->init_pidfd);
       return;
     }
-  detail
-      = xasprintf ("the deadline of %lld ms has passed: the container is killed", w->c->timeout_ms);
+  detail = xasprintf ("the deadline of %lld ms has passed: the container is killed", w->timeout_ms);
   sv_stop_reason (w->dirfd, "timeout");
   audit_record (w->dirfd, w->c->id, w->c->audit_path, "timeout", detail, "warn");
   (void) sv_mark_end (w->dirfd, "timeout"); /* before the kill, which on v2 takes us along */
@@ -303,11 +349,14 @@ static void __attribute__ ((noreturn)) watchdog_loop (struct watchdog *w, int sf
   for (;;)
     {
       /* Without a worker the watchdog ends with the init.  */
-      struct pollfd p[3] = { { .fd = sfd, .events = POLLIN },
+      struct pollfd p[4] = { { .fd = sfd, .events = POLLIN },
                              { .fd = tfd, .events = POLLIN },
-                             { .fd = w->worker > 0 ? -1 : w->init_pidfd, .events = POLLIN } };
-      if (poll (p, 3, -1) < 0)
+                             { .fd = w->worker > 0 ? -1 : w->init_pidfd, .events = POLLIN },
+                             { .fd = w->deadline_ch, .events = POLLIN } };
+      if (poll (p, 4, -1) < 0)
         continue;
+      if (p[3].revents & POLLIN)
+        new_deadline (w, &tfd);
       if (p[1].revents)
         on_deadline (w, &tfd);
       if (p[2].revents)
@@ -342,8 +391,10 @@ static void __attribute__ ((noreturn)) watchdog_main (const struct supervisor_cf
   sigset_t set;
   struct watchdog w = { .c = c,
                         .init_pidfd = (int) syscall (SYS_pidfd_open, c->init_pid, 0),
-                        .dirfd = open (c->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) };
-  int sfd, tfd = -1;
+                        .dirfd = open (c->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC),
+                        .deadline_ch = -1,
+                        .timeout_ms = c->timeout_ms };
+  int sfd, tfd = -1, ch[2] = { -1, -1 };
   pid_t me = getpid ();
   ar_error_t err = NULL;
 
@@ -364,8 +415,13 @@ static void __attribute__ ((noreturn)) watchdog_main (const struct supervisor_cf
   if (!c->trace && tracer_seize_kill_switch (c->init_pid, &err) < 0)
     setup_failed (ready_fd, "", &err);
   w.tracing = !c->trace;
-  if (arm_deadline (c, &tfd) < 0)
+  clock_gettime (CLOCK_BOOTTIME, &w.created);
+  if (arm_deadline (&w, &tfd) < 0)
     setup_failed (ready_fd, "arm the deadline", &err);
+  /* The worker's requests for a new deadline (`agentrt update --timeout`).  */
+  if ((c->notify_fd >= 0 || c->trace)
+      && socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ch) < 0)
+    setup_failed (ready_fd, "the deadline's channel", &err);
   sfd = signalfd (-1, &set, SFD_CLOEXEC);
   w.worker = c->notify_fd >= 0 || c->trace ? fork () : 0;
   if (w.worker == 0 && c->notify_fd < 0 && !c->trace)
@@ -386,9 +442,13 @@ static void __attribute__ ((noreturn)) watchdog_main (const struct supervisor_cf
       if (tfd >= 0)
         close (tfd); /* the deadline is the watchdog's */
       close (w.dirfd);
-      worker_main (c, ready_fd, w.init_pidfd);
+      close (ch[0]);
+      worker_main (c, ready_fd, w.init_pidfd, ch[1]);
     }
   close (ready_fd);
+  if (ch[1] >= 0)
+    close (ch[1]);
+  w.deadline_ch = ch[0];
   if (c->notify_fd >= 0)
     close (c->notify_fd); /* the worker's, not ours */
   if (c->canary_fd >= 0)

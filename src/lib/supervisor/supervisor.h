@@ -40,6 +40,8 @@
 
 #include "agentrt/error.h"
 #include "sandbox/egress.h"
+#include "sandbox/netpolicy.h"
+#include "dns/dns_upstream.h"
 #include "policy/policy.h"
 #include "supervisor/audit_budget.h"
 #include "supervisor/vfiles.h"
@@ -74,17 +76,19 @@ struct supervisor_cfg
   const struct vfiles_limits *limits;
   pid_t init_pid;
   bool own_pidns; /* the container made its pid namespace: killing the init kills it all */
-  char *const *cgroup_dirs;         /* the container's cgroups: failing closed kills all of them */
-  struct vfiles_cgroup limit_dirs;  /* those of them that say its limits (vfiles.h) */
-  const struct egress_list *egress; /* the allowlist the broker serves, or NULL */
-  int egress_netns_fd;              /* the pod's network namespace the broker connects from,
-                                       or -1: ours (egress.h) */
-  int notify_fd;                    /* the init's listener, or -1: then the supervisor is only the
-                                       watchdog, keeping the deadline (--platform none)… */
-  bool trace;                       /* …unless it traces the init instead (--platform ptrace) */
-  long long timeout_ms;             /* the deadline from now, 0: none */
-  int canary_fd;                    /* fanotify on the canaries, or -1 */
-  int vfiles_fd; /* the virtual files' directory, which the worker keeps current, or -1 */
+  char *const *cgroup_dirs;        /* the container's cgroups: failing closed kills all of them */
+  struct vfiles_cgroup limit_dirs; /* those of them that say its limits (vfiles.h) */
+  struct netpolicy *net;           /* the allowlist the broker serves, or NULL */
+  const struct dns_upstream *upstream;   /* the resolver's servers (with net) */
+  const struct egress_addrs *host_addrs; /* the host's addresses (with net) */
+  int egress_netns_fd;                   /* the pod's network namespace the broker connects from,
+                                            or -1: ours (egress.h) */
+  int notify_fd;        /* the init's listener, or -1: then the supervisor is only the
+                           watchdog, keeping the deadline (--platform none)… */
+  bool trace;           /* …unless it traces the init instead (--platform ptrace) */
+  long long timeout_ms; /* the deadline from now, 0: none */
+  int canary_fd;        /* fanotify on the canaries, or -1 */
+  int vfiles_fd;        /* the virtual files' directory, which the worker keeps current, or -1 */
   const struct supervisor_canary *canaries;
   size_t n_canaries;
   int journal_fd; /* the container's journal (state/journal.h), where the watchdog records

@@ -18,6 +18,8 @@
 #include "supervisor/supervisor.h"
 #include "supervisor/vfiles.h"
 
+struct sv_net;
+
 struct sv
 {
   const char *id;
@@ -35,7 +37,8 @@ struct sv
   atomic_bool audit_closed;     /* budget.closed, read without the lock before an answer */
   int nr_cpu_ids;               /* the host's, for sched_getaffinity's size rule */
   size_t cpumask_bytes;         /* what the kernel's sched_getaffinity returns for a large buffer */
-  const struct egress_list *egress; /* NULL: connect is audited, then done by the kernel */
+  struct sv_net *net; /* the allowlist (sv_net.h); NULL: connect is audited, then done by the
+                         kernel */
   /* Egress (handlers/egress.c).  An AF_UNIX connect is never continued (the kernel would look
      the fd up again, after a racing thread could have swapped it for a brokered socket of the
      host's namespace and the address for AF_UNSPEC, disconnecting it): a thread of the worker
@@ -144,6 +147,10 @@ void sv_audit_finish (struct sv *sv);
 /* An event of the supervisor itself (no call): "supervisor-died", …  Alerts are aggregated by
    event and `key` (NULL: the detail), the others are the supervisor's own notes.  */
 void sv_audit_event (struct sv *sv, const char *event, const char *severity, const char *detail);
+/* A record of the resolver (no call): {"event":"dns","args":ARGS,"verdict":…,"rule":…},
+   aggregated by verdict, rule and `subject` (the name) like a call's.  */
+void sv_audit_query (struct sv *sv, const char *verdict, const char *rule, const char *subject,
+                     const char *args_json);
 void sv_audit_event_keyed (struct sv *sv, const char *event, const char *severity,
                            const char *detail, const char *key);
 
@@ -164,6 +171,8 @@ void sv_egress_connect (struct sv_call *c, const void *addr, size_t len, const c
    the main thread left in the namespace the broker connects from (egress_netns_fd, or -1:
    ours).  */
 int sv_egress_setup (struct sv *sv, int init_pidfd, int egress_netns_fd, ar_error_t *err);
+/* The inode of the init's network namespace (the container's), for revocation.  */
+int sv_egress_container_ns (struct sv *sv, pid_t init_pid, ar_error_t *err);
 
 /* Decode a sockaddr read from the caller into a JSON object text (malloc'd).  */
 char *sv_sockaddr_json (const void *sa, size_t len);

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -44,6 +45,7 @@
 #include "supervisor/control.h"
 #include "supervisor/kill.h"
 #include "supervisor/sv.h"
+#include "supervisor/sv_net.h"
 #include "supervisor/tracer.h"
 #include "supervisor/worker.h"
 #include "utils.h"
@@ -85,6 +87,8 @@ static int watchdog_stat = -1; /* its /proc/PID/stat */
 /* The ptrace platform (the_cfg->trace, tracer.h): this thread traces the container's
    processes, and there are no notify fds.  */
 static enum tracer_drained traced = TRACER_IDLE;
+/* The channel to the watchdog, which keeps the deadline (worker.h).  */
+static int deadline_ch = -1;
 
 /* Handle one notification and answer it, unless a thread of its own will (the broker); its
    audit record is written after the answer.  */
@@ -338,7 +342,6 @@ setup (const struct supervisor_cfg *c, int init_pidfd, int *ctl, int *sfd, int *
   the_sv.audit_arch = SV_NATIVE_AUDIT_ARCH;
   the_sv.nr_cpu_ids = host_nr_cpu_ids ();
   the_sv.cpumask_bytes = host_cpumask_bytes ();
-  the_sv.egress = c->egress;
   the_sv.cgroup_dirs = c->cgroup_dirs;
   the_sv.fsnotify_by_kernel = c->fsnotify_by_kernel;
   sv_audit_init (&the_sv, &c->audit);
@@ -358,7 +361,11 @@ setup (const struct supervisor_cfg *c, int init_pidfd, int *ctl, int *sfd, int *
     return ar_make_error (err, errno, "supervisor: event fds");
   if (open_outputs (c, err) < 0
       || policy_init (&the_sv.policy, policy_native_table (), &c->popts, err) < 0
-      || (c->egress && sv_egress_setup (&the_sv, init_pidfd, c->egress_netns_fd, err) < 0)
+      || (c->net
+          && (sv_net_init (&the_sv, c->net, c->upstream, c->host_addrs, the_sv.vfiles_dirfd, err)
+                  < 0
+              || sv_egress_container_ns (&the_sv, c->init_pid, err) < 0
+              || sv_egress_setup (&the_sv, init_pidfd, c->egress_netns_fd, err) < 0))
       || join_container (init_pidfd, c->init_pid, err) < 0)
     return -1;
   *ctl = control_listen (the_sv.state_dirfd, err);
@@ -400,6 +407,58 @@ trace_attached (pid_t pid, unsigned long long start)
   return 0;
 }
 
+/* A new deadline, for the watchdog to keep: its answer is the errno.  */
+static int
+tell_watchdog (int64_t ms, bool from_now, char **msg)
+{
+  struct worker_deadline d = { ms, from_now };
+  struct pollfd p = { .fd = deadline_ch, .events = POLLIN };
+
+  if (deadline_ch < 0 || send (deadline_ch, &d, sizeof d, MSG_NOSIGNAL) != (ssize_t) sizeof d
+      || poll (&p, 1, 2000) != 1 || recv (deadline_ch, &d, sizeof d, 0) != (ssize_t) sizeof d)
+    {
+      *msg = xstrdup ("the supervisor's watchdog did not take the new deadline");
+      return EIO;
+    }
+  if (d.ms != 0)
+    *msg = xasprintf ("the watchdog could not set the deadline: %s", strerror ((int) d.ms));
+  return (int) d.ms;
+}
+
+/* `agentrt update`: the allowlist or the deadline, changed while the container runs.  */
+static void
+take_update (struct control_request *r)
+{
+  cleanup_free char *msg = NULL;
+  cleanup_free char *detail = NULL;
+  int e;
+
+  switch (r->op)
+    {
+    case CONTROL_NET_SET:
+    case CONTROL_NET_ADD:
+    case CONTROL_NET_REMOVE:
+      e = sv_net_update (&the_sv,
+                         r->op == CONTROL_NET_SET   ? SV_NET_SET
+                         : r->op == CONTROL_NET_ADD ? SV_NET_ADD
+                                                    : SV_NET_REMOVE,
+                         r->text, &msg);
+      break;
+    default:
+      e = tell_watchdog (r->value, r->op == CONTROL_TIMEOUT_FROM_NOW, &msg);
+      if (e == 0)
+        {
+          detail = xasprintf ("the deadline is now %lld ms %s", (long long) r->value,
+                              r->op == CONTROL_TIMEOUT_FROM_NOW ? "from the update"
+                                                                : "from the container's creation");
+          sv_audit_event (&the_sv, "timeout-changed", "info", detail);
+        }
+      break;
+    }
+  control_answer_text (r->conn, e, msg);
+  free (r->text);
+}
+
 static void
 accept_attach (int ctl, int init_pidfd)
 {
@@ -410,6 +469,11 @@ accept_attach (int ctl, int init_pidfd)
   if (control_accept (ctl, &r, &err) < 0)
     {
       ar_log_error_release (&err);
+      return;
+    }
+  if (r.update)
+    {
+      take_update (&r);
       return;
     }
   if (the_cfg->trace || r.fd < 0)
@@ -446,6 +510,7 @@ refresh_vfiles (int tfd)
   if (vfiles_live_tick (&the_sv.limits, the_sv.vfiles_dirfd, &err) < 0)
     ar_log_error_release (&err);
   sv_audit_tick (&the_sv);
+  sv_net_tick (&the_sv);
 }
 
 static const struct supervisor_canary *
@@ -650,11 +715,11 @@ worker_role (const struct supervisor_cfg *c)
 {
   if (c->trace)
     return CONFINE_TRACER;
-  return c->egress ? CONFINE_BROKER : CONFINE_WORKER;
+  return c->net ? CONFINE_BROKER : CONFINE_WORKER;
 }
 
 void
-worker_main (const struct supervisor_cfg *c, int ready_fd, int init_pidfd)
+worker_main (const struct supervisor_cfg *c, int ready_fd, int init_pidfd, int deadline_fd)
 {
   ar_error_t err = NULL;
   int ctl = -1, sfd = -1, tfd = -1;
@@ -664,6 +729,7 @@ worker_main (const struct supervisor_cfg *c, int ready_fd, int init_pidfd)
 
   watchdog = getppid ();
   the_cfg = c;
+  deadline_ch = deadline_fd;
   snprintf (msg, sizeof msg, "/proc/%d/stat", (int) watchdog);
   watchdog_stat = open (msg, O_RDONLY | O_CLOEXEC);
   /* Confined before the first thread exists: capabilities and filters are per thread.  The
@@ -671,7 +737,8 @@ worker_main (const struct supervisor_cfg *c, int ready_fd, int init_pidfd)
   if (setup (c, init_pidfd, &ctl, &sfd, &tfd, &err) < 0
       || confine_supervisor (worker_role (c), &err) < 0
       || (c->trace ? tracer_seize (c->init_pid, &err) < 0
-                   : (init_fd = add_notify_fd (c->notify_fd, -1, &err)) == NULL))
+                   : (init_fd = add_notify_fd (c->notify_fd, -1, &err)) == NULL)
+      || (the_sv.net && sv_resolver_start (&the_sv, &err) < 0))
     {
       cleanup_free char *text = ar_error_text (err);
       dprintf (ready_fd, "error: %s", text);

@@ -24,6 +24,7 @@
    disconnects it, and a disconnected socket of ours can be connected anywhere).  Blocking connects
    run in a thread of their own, so a slow endpoint never holds up the container's other calls.  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -34,11 +35,15 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "json.h"
 #include "log.h"
+#include "supervisor/audit_budget.h"
 #include "supervisor/sv.h"
+#include "supervisor/sv_net.h"
 #include "utils.h"
 
 #ifndef SO_NETNS_COOKIE
@@ -96,7 +101,8 @@ sv_egress_setup (struct sv *sv, int init_pidfd, int egress_netns_fd, ar_error_t 
     }
   if (setns (init_pidfd, CLONE_NEWNET) < 0)
     return ar_make_error (err, errno, "supervisor: join the container's network namespace");
-  if (probe_cookie (&sv->container_netns, err) < 0)
+  /* The resolver's sockets are born here, in the container's namespace, and stay there.  */
+  if (probe_cookie (&sv->container_netns, err) < 0 || sv_resolver_open (sv, err) < 0)
     return -1;
   if (setns (broker_ns, CLONE_NEWNET) < 0)
     return ar_make_error (err, errno,
@@ -107,6 +113,19 @@ sv_egress_setup (struct sv *sv, int init_pidfd, int egress_netns_fd, ar_error_t 
     return -1;
   if (sv->broker_netns == sv->container_netns)
     return ar_make_error (err, EINVAL, "supervisor: egress: the container shares our network");
+  return 0;
+}
+
+int
+sv_egress_container_ns (struct sv *sv, pid_t init_pid, ar_error_t *err)
+{
+  char path[64];
+  struct stat st;
+
+  snprintf (path, sizeof path, "/proc/%d/ns/net", (int) init_pid);
+  if (stat (path, &st) < 0)
+    return ar_make_error (err, errno, "supervisor: stat `%s`", path);
+  sv->net->container_netns_ino = (uint64_t) st.st_ino;
   return 0;
 }
 
@@ -134,6 +153,13 @@ struct job
   socklen_t len;
   char *args;
   char *subject; /* the address, for aggregation (sv_call) */
+  bool quiet;    /* a connect to the resolver: not audited (its queries are, when refused) */
+  /* A brokered one, for revocation (sv_net_conn_add).  */
+  int family;
+  uint8_t paddr[16];
+  uint16_t port;
+  char vname[NETPOLICY_NAME_MAX + 1];
+  char *exe;
   /* AF_UNIX (is_unix): the caller's root and cwd (O_PATH), fs ids and groups.  */
   bool is_unix;
   int root, cwd;
@@ -154,12 +180,15 @@ job_free (struct job *j)
     close (j->cwd);
   free (j->args);
   free (j->subject);
+  free (j->exe);
   free (j);
 }
 
 static void
 job_audit (struct job *j, const char *verdict, int err)
 {
+  if (j->quiet)
+    return;
   struct sv_call c = { .sv = j->sv,
                        .notify_fd = j->notify_fd,
                        .req = &j->req,
@@ -347,6 +376,11 @@ run_job (struct job *j)
   if (j->replace && j->nonblock && r == 0)
     r = finish_nonblock (j);
   j->resp.id = j->req.id;
+  /* Remembered before it is handed over (its inode is the workload's socket's from then on), so
+     that a revocation that comes meanwhile finds it.  */
+  if (j->replace && r == 0
+      && !sv_net_conn_add (j->sv, j->sock, j->family, j->paddr, j->port, j->vname, j->exe))
+    r = EAGAIN;
   if (j->replace && r == 0)
     {
       e = install (j);
@@ -451,25 +485,6 @@ deny (struct sv_call *c, int err, const char *rule, const char *args)
   sv_audit (c, "deny", err, args);
 }
 
-/* Is some rule for this address, on another port?  Then the port is refused, as a host that
-   is up refuses a closed port.  */
-static bool
-address_listed (const struct egress_list *l, const struct sockaddr_storage *ss, size_t len)
-{
-  struct sockaddr_storage probe = *ss;
-
-  for (size_t i = 0; i < l->n; i++)
-    {
-      if (probe.ss_family == AF_INET)
-        ((struct sockaddr_in *) &probe)->sin_port = htons (l->rules[i].port);
-      else
-        ((struct sockaddr_in6 *) &probe)->sin6_port = htons (l->rules[i].port);
-      if (egress_match (l, (struct sockaddr *) &probe, len))
-        return true;
-    }
-  return false;
-}
-
 struct sock_info
 {
   int domain, type, protocol;
@@ -492,34 +507,204 @@ sock_info (int fd, struct sock_info *si)
   return 0;
 }
 
-/* What is done with this connect: the rule of its audit record, or NULL when refused (*deny_err
-   then says how).  */
-static const char *
-decide (struct sv_call *c, const struct sockaddr_storage *ss, size_t len,
-        const struct sock_info *si, bool *broker, int *deny_err)
+/* The address as (family, bytes, port), a v4-mapped v6 one as IPv4; false if not INET.  */
+static bool
+inet_parts (const struct sockaddr_storage *ss, size_t len, int *family, uint8_t addr[16],
+            uint16_t *port)
 {
-  const struct egress_list *l = c->sv->egress;
-  bool inet = ss->ss_family == AF_INET || ss->ss_family == AF_INET6;
-  bool ours_ns = si->netns == c->sv->container_netns;
-
-  *broker = false;
-  if (inet && egress_match (l, (const struct sockaddr *) ss, len)
-      && (si->domain == AF_INET || si->domain == AF_INET6) && si->type == SOCK_STREAM
-      && (si->protocol == IPPROTO_TCP || si->protocol == 0))
+  if (ss->ss_family == AF_INET && len >= sizeof (struct sockaddr_in))
     {
-      *broker = true;
-      return "egress-allow";
+      const struct sockaddr_in *in = (const void *) ss;
+      *family = AF_INET;
+      memcpy (addr, &in->sin_addr, 4);
+      *port = ntohs (in->sin_port);
+      return true;
     }
+  if (ss->ss_family == AF_INET6 && len >= sizeof (struct sockaddr_in6))
+    {
+      const struct sockaddr_in6 *in6 = (const void *) ss;
+      bool mapped = IN6_IS_ADDR_V4MAPPED (&in6->sin6_addr);
+      *family = mapped ? AF_INET : AF_INET6;
+      memcpy (addr, in6->sin6_addr.s6_addr + (mapped ? 12 : 0), mapped ? 4 : 16);
+      *port = ntohs (in6->sin6_port);
+      return true;
+    }
+  return false;
+}
+
+/* A connect's decision, and what its audit record and the denials file say.  */
+struct decision
+{
+  const char *rule; /* NULL: refused with deny_err */
+  int deny_err;
+  bool broker; /* allowed: the broker connects */
+  bool quiet;  /* the resolver: local, not audited */
+  int family;
+  uint8_t addr[16];
+  uint16_t port;
+  char name[NETPOLICY_NAME_MAX + 1];
+  char entry[NETPOLICY_NAME_MAX + NETPOLICY_PROGRAM_MAX + 32];
+  const char *reason;
+  char *exe;
+};
+
+/* The rule that would allow what was refused (the denials file, --suggest).  */
+static char *
+ask_for (const struct decision *d, enum dns_deny why)
+{
+  char addr[INET6_ADDRSTRLEN] = "?";
+  cleanup_free char *host = NULL;
+
+  inet_ntop (d->family, d->addr, addr, sizeof addr);
+  host = d->name[0]              ? xstrdup (d->name)
+         : d->family == AF_INET6 ? xasprintf ("[%s]", addr)
+                                 : xstrdup (addr);
+  if (why == DNS_DENY_PROGRAM && d->exe)
+    return xasprintf ("%s:%u@%s", host, (unsigned) d->port, d->exe);
+  return xasprintf ("%s:%u", host, (unsigned) d->port);
+}
+
+/* The caller's executable, when an entry names a program (netpolicy.h says why it is the
+   caller's); NULL otherwise, or when it cannot be read (then only entries without a program
+   match).  */
+static char *
+caller_exe (struct sv_call *c, bool programs)
+{
+  char buf[NETPOLICY_PROGRAM_MAX + 1];
+
+  if (!programs || netpolicy_caller_exe ((pid_t) c->req->pid, buf, sizeof buf) < 0
+      || !sv_id_valid (c))
+    return NULL;
+  return xstrdup (buf);
+}
+
+/* The pins and the list: may the broker connect it?  */
+static void
+decide_inet (struct sv_call *c, struct decision *d, struct dns_verdict *v)
+{
+  struct sv_net *n = c->sv->net;
+  const struct netpolicy *p;
+  bool programs;
+
+  pthread_rwlock_rdlock (&n->lock);
+  programs = n->programs;
+  pthread_rwlock_unlock (&n->lock);
+  d->exe = caller_exe (c, programs);
+  p = sv_net_get (c->sv);
+  dns_pins_decide (n->pins, p, d->family, d->addr, d->port, d->exe, sv_net_now (), v);
+  /* The entry is the list's, which an update may free once the lock is let go.  */
+  if (v->entry)
+    snprintf (d->entry, sizeof d->entry, "%s", v->entry->text);
+  snprintf (d->name, sizeof d->name, "%s", v->name);
+  sv_net_put (c->sv);
+}
+
+/* What is done with this connect: d->rule for its audit record, or NULL when refused
+   (d->deny_err then says how).  */
+static void
+decide (struct sv_call *c, const struct sockaddr_storage *ss, size_t len,
+        const struct sock_info *si, struct decision *d)
+{
+  bool inet = inet_parts (ss, len, &d->family, d->addr, &d->port);
+  bool ours_ns = si->netns == c->sv->container_netns;
+  bool tcp = (si->domain == AF_INET || si->domain == AF_INET6) && si->type == SOCK_STREAM
+             && (si->protocol == IPPROTO_TCP || si->protocol == 0);
+  struct dns_verdict v = { .why = DNS_DENY_UNKNOWN };
+
+  /* The resolver is the container's own, whatever the list says of loopback.  */
+  if (inet && ours_ns && egress_is_resolver ((const struct sockaddr *) ss, len))
+    {
+      d->rule = "egress-local";
+      d->quiet = true;
+      return;
+    }
+  if (inet)
+    decide_inet (c, d, &v);
+  if (inet && v.allowed && tcp)
+    {
+      d->broker = true;
+      d->rule = "egress-allow";
+      return;
+    }
+  /* Only a brokered socket lives elsewhere: it is never reconnected but to the list.  */
   if (!ours_ns)
     {
-      /* Only a brokered socket lives elsewhere: it is never reconnected but to the list.  */
-      *deny_err = ECONNREFUSED;
-      return NULL;
+      d->deny_err = ECONNREFUSED;
+      d->reason = "not-container-socket";
+      return;
     }
-  if (!inet || egress_is_loopback ((const struct sockaddr *) ss, len))
-    return "egress-local";
-  *deny_err = address_listed (l, ss, len) ? ECONNREFUSED : ENETUNREACH;
-  return NULL;
+  /* Loopback is the container's own, but for a name the operator let resolve to the host's
+     (special_ok): its other ports and programs are refused as any name's.  */
+  if (!inet
+      || (egress_is_loopback ((const struct sockaddr *) ss, len)
+          && !(v.name[0] && (v.why == DNS_DENY_PORT || v.why == DNS_DENY_PROGRAM))))
+    {
+      d->rule = "egress-local";
+      return;
+    }
+  d->deny_err = v.allowed ? ENETUNREACH : dns_deny_errno (v.why);
+  d->reason = v.allowed ? "not-tcp" : dns_deny_name (v.why);
+}
+
+/* The connect's args with what the decision was made on: {"fd":…,"addr":…,"egress":{…}}.  */
+static char *
+decision_args (const char *args_json, const struct decision *d, const char *ask)
+{
+  struct ar_json *j = ar_json_new (NULL);
+  cleanup_free char *extra = NULL;
+  size_t len = strlen (args_json);
+  bool cut;
+
+  ar_json_obj_open (j);
+  if (d->name[0])
+    ar_json_kstr (j, "name", d->name);
+  if (d->entry[0])
+    {
+      ar_json_key (j, "entry");
+      ar_json_str_max (j, d->entry, AUDIT_STR_MAX, &cut);
+    }
+  if (d->reason)
+    ar_json_kstr (j, "reason", d->reason);
+  if (d->exe)
+    {
+      ar_json_key (j, "exe");
+      ar_json_str_max (j, d->exe, AUDIT_STR_MAX, &cut);
+    }
+  if (ask)
+    {
+      ar_json_key (j, "ask");
+      ar_json_str_max (j, ask, AUDIT_STR_MAX, &cut);
+    }
+  ar_json_obj_close (j);
+  extra = ar_json_finish (j, NULL);
+  if (len < 2 || args_json[len - 1] != '}')
+    return xstrdup (args_json);
+  return xasprintf ("%.*s,\"egress\":%s}", (int) (len - 1), args_json, extra);
+}
+
+/* A refused connect: its errno at once, the audit record, the denials file.  */
+static void
+deny_connect (struct sv_call *c, struct decision *d, const char *args_json)
+{
+  enum dns_deny why = DNS_DENY_UNKNOWN;
+  char addr[INET6_ADDRSTRLEN] = "?";
+  cleanup_free char *ask = NULL;
+  cleanup_free char *args = NULL;
+  cleanup_free char *target = NULL;
+
+  for (int w = DNS_DENY_UNKNOWN; w <= DNS_DENY_PROGRAM; w++)
+    if (d->reason && strcmp (d->reason, dns_deny_name ((enum dns_deny) w)) == 0)
+      why = (enum dns_deny) w;
+  ask = d->family ? ask_for (d, why) : NULL;
+  args = decision_args (args_json, d, ask);
+  deny (c, d->deny_err, "egress-deny", args);
+  if (d->family == 0)
+    return;
+  inet_ntop (d->family, d->addr, addr, sizeof addr);
+  target = xasprintf ("%s%s%s:%u%s%s%s", d->family == AF_INET6 ? "[" : "", addr,
+                      d->family == AF_INET6 ? "]" : "", (unsigned) d->port, d->name[0] ? "(" : "",
+                      d->name, d->name[0] ? ")" : "");
+  sv_net_denied (c->sv, "connect", target, strerrorname_np (d->deny_err), d->reason, ask);
 }
 
 static struct job *
@@ -641,15 +826,22 @@ unix_connect (struct sv_call *c, int wfd, const struct sock_info *si, const void
   deny (c, EAGAIN, "egress-busy", args_json);
 }
 
+/* May this connect wait (a thread of its own then answers it)?  */
+static bool
+blocking (const struct decision *d, const struct sock_info *si)
+{
+  return d->broker || (!si->nonblock && si->type != SOCK_DGRAM);
+}
+
 void
 sv_egress_connect (struct sv_call *c, const void *addr, size_t len, const char *args_json)
 {
   const struct sockaddr_storage *ss = addr;
   struct sock_info si = { 0 };
+  struct decision d = { 0 };
+  cleanup_free char *args = NULL;
   struct job *j;
-  const char *rule;
-  bool broker;
-  int deny_err = 0, wfd, r;
+  int wfd, r;
 
   wfd = workload_fd (c, (int) c->req->data.args[0]);
   if (wfd < 0)
@@ -669,21 +861,29 @@ sv_egress_connect (struct sv_call *c, const void *addr, size_t len, const char *
       unix_connect (c, wfd, &si, ss, len, args_json);
       return;
     }
-  rule = decide (c, ss, len, &si, &broker, &deny_err);
-  if (rule == NULL)
+  decide (c, ss, len, &si, &d);
+  if (d.rule == NULL)
     {
       close (wfd);
-      deny (c, deny_err, "egress-deny", args_json);
+      deny_connect (c, &d, args_json);
+      free (d.exe);
       return;
     }
-  j = job_new (c, rule, args_json);
+  args = d.broker ? decision_args (args_json, &d, NULL) : xstrdup (args_json);
+  j = job_new (c, d.rule, args);
+  j->quiet = d.quiet;
   j->target = (int) c->req->data.args[0];
-  j->replace = broker;
-  j->cloexec = broker && fd_cloexec ((pid_t) c->req->pid, j->target);
+  j->replace = d.broker;
+  j->cloexec = d.broker && fd_cloexec ((pid_t) c->req->pid, j->target);
   memcpy (&j->addr, ss, len);
   j->len = (socklen_t) len;
   j->nonblock = si.nonblock;
-  if (broker)
+  j->family = d.family;
+  memcpy (j->paddr, d.addr, sizeof d.addr);
+  j->port = d.port;
+  memcpy (j->vname, d.name, sizeof d.name);
+  j->exe = steal_ptr (&d.exe);
+  if (d.broker)
     {
       j->sock = broker_socket (wfd, si.domain);
       close (wfd);
@@ -698,13 +898,15 @@ sv_egress_connect (struct sv_call *c, const void *addr, size_t len, const char *
     }
   else
     j->sock = wfd; /* the workload's own socket, in the container's namespace */
-  /* Only a non-blocking connect of the workload's own socket is answered here at once.  */
-  if ((broker || !si.nonblock) && defer (c, j))
+  /* A connect of the workload's own socket that cannot block is answered here at once: a
+     non-blocking one, or a datagram socket's (it only sets the peer: a stub resolver's connect
+     to the sandbox's resolver costs no thread).  */
+  if (blocking (&d, &si) && defer (c, j))
     return;
-  if (broker || !si.nonblock)
+  if (blocking (&d, &si))
     {
       job_free (j);
-      deny (c, EAGAIN, "egress-busy", args_json);
+      deny (c, EAGAIN, "egress-busy", args);
       return;
     }
   run_job (j);

@@ -19,7 +19,12 @@
    threads may each pass before the others' instances exist (at most one per thread in the
    call at once).  This is a cap for honest and careless programs, and makes the flooding of
    the report harder, not impossible: the sound answer is a user namespace (the agent
-   profile's).  */
+   profile's).
+
+   Nor does it cap watches and fanotify marks (inotify_add_watch, fanotify_mark are allowed):
+   counting them means reading every instance's fdinfo on each call, work that grows with the
+   watches already held.  Only the host's per-user limit bounds them here (README); in a user
+   namespace, its own limit does (POLICY_FSNOTIFY_WATCHES_MAX).  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>

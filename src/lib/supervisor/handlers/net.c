@@ -88,7 +88,7 @@ audit_address (struct sv_call *c, bool connect_call)
       return;
     }
   memset (&ss, 0, sizeof ss);
-  if (c->sv->egress && connect_call)
+  if (c->sv->net && connect_call)
     r = len ? sv_mem_read (c, c->req->data.args[1], &ss, (size_t) len) : 0;
   else
     {
@@ -110,7 +110,7 @@ audit_address (struct sv_call *c, bool connect_call)
   /* Connects to different places are not aggregated.  */
   c->subject = addr;
   /* Brokered: the broker acts on this copy of the address, never on the workload's memory.  */
-  if (c->sv->egress && connect_call)
+  if (c->sv->net && connect_call)
     {
       sv_egress_connect (c, &ss, (size_t) len, args);
       return;
