@@ -14,6 +14,12 @@ setup() {
 }
 
 teardown() {
+  local c
+  if [ -n "${OTHER_ROOT:-}" ]; then
+    for c in $("$AGENTRT" --root "$OTHER_ROOT" list -q 2>/dev/null); do
+      "$AGENTRT" --root "$OTHER_ROOT" delete --force "$c" || true
+    done
+  fi
   teardown_root
   local d
   for d in "${EXTRA_CGROUPS[@]}"; do rmdir "$d" 2>/dev/null || true; done
@@ -376,6 +382,63 @@ controller_of() {
   [ "$(ls -d /sys/fs/cgroup/*/agentrt-test-$CID | grep -vxF "$taken" | wc -l)" -eq 0 ]
   [ -d "$taken" ]
   [ "$(state_dirs_left)" -eq 0 ]
+}
+
+# second_bundle NAME CGROUPSPATH: a copy of the bundle in $ROOT/NAME running sleep, in CGROUPSPATH.
+second_bundle() {
+  mkdir -p "$ROOT/$1"
+  ln -s "$BUNDLE/rootfs" "$ROOT/$1/rootfs"
+  jq --arg p "$2" '.linux.cgroupsPath = $p | .process.args = ["/bin/sleep", "1000"] | .root.path = "rootfs"' \
+    "$BUNDLE/config.json" >"$ROOT/$1/config.json"
+}
+
+@test "cgroups: create refuses a cgroupsPath inside, at or above another container's cgroup of the root" {
+  update_config --arg p "/agentrt-test-$CID/a" '.linux.cgroupsPath = $p | .process.args = ["/bin/sleep", "1000"]'
+  agentrt_detached create -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  mapfile -t CGROUPS < <(jq -r '.cgroupPaths[]' "$ROOT/state/$CID/state.json")
+  # Left only should the refusal fail (the first's delete removes its own leaf).
+  EXTRA_CGROUPS+=(/sys/fs/cgroup/*/agentrt-test-$CID/a/evil /sys/fs/cgroup/*/agentrt-test-$CID/a
+    /sys/fs/cgroup/*/agentrt-test-$CID)
+  # Inside: it would share the first's limits and keep its delete from removing its cgroup.
+  second_bundle in "/agentrt-test-$CID/a/evil"
+  agentrt_detached create -b "$ROOT/in" "$CID-in"
+  [ "$status" -ne 0 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" == *"is inside container \`$CID\`'s cgroup"* ]]
+  [ "$(ls -d /sys/fs/cgroup/*/agentrt-test-$CID/a/evil 2>/dev/null | wc -l)" -eq 0 ]
+  # Above: it would be frozen, killed and limited with the first.
+  second_bundle above "/agentrt-test-$CID"
+  agentrt_detached create -b "$ROOT/above" "$CID-above"
+  [ "$status" -ne 0 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" == *"holds container \`$CID\`'s cgroup"* ]]
+  [ "$(state_dirs_left)" -eq 1 ]
+  # The first is untouched: it starts, and its delete removes all of it.
+  agentrt start "$CID"
+  [ "$status" -eq 0 ]
+  agentrt delete --force "$CID"
+  [ "$status" -eq 0 ]
+  no_cgroups_left
+}
+
+@test "cgroups: create refuses a cgroupsPath inside a cgroup that holds processes (another root's container)" {
+  update_config --arg p "/agentrt-test-$CID" '.linux.cgroupsPath = $p | .process.args = ["/bin/sleep", "1000"]'
+  agentrt_detached create -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  mapfile -t CGROUPS < <(jq -r '.cgroupPaths[]' "$ROOT/state/$CID/state.json")
+  second_bundle in "/agentrt-test-$CID/evil"
+  EXTRA_CGROUPS+=(/sys/fs/cgroup/*/agentrt-test-$CID/evil)
+  OTHER_ROOT="$ROOT/other-root"
+  status=0
+  "$AGENTRT" --root "$OTHER_ROOT" create -b "$ROOT/in" "$CID-in" </dev/null >>"$ROOT/stdio.log" 2>"$ROOT/other.err" || status=$?
+  cat "$ROOT/other.err" >&2
+  [ "$status" -ne 0 ]
+  [ "$(wc -l <"$ROOT/other.err")" -eq 1 ]
+  grep -q "holds processes" "$ROOT/other.err"
+  [ "$(ls -d /sys/fs/cgroup/*/agentrt-test-$CID/evil 2>/dev/null | wc -l)" -eq 0 ]
+  [ "$(state_dirs_left "$ROOT/other-root")" -eq 0 ]
+  delete_and_check
 }
 
 @test "cgroups: a cgroupsPath with .. is refused" {

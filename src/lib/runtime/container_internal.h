@@ -31,6 +31,12 @@ int container_load_error (int rootfd, const char *id, bool locked, ar_error_t *l
 /* start and exec refuse a container whose delete has begun (the journal says so).  */
 int container_check_not_deleting (int dirfd, const char *id, const char *action, ar_error_t *err);
 
+/* Claim the cgroup directories `cg` for container `id` of the root (cgroup_claim.c): none is,
+   is inside or holds another container's of the root, and no parent is in use.  Returns the
+   root's lock, to hold until the directories are recorded and made.  */
+struct cgroup;
+int container_cgroup_claim (int rootfd, const char *id, const struct cgroup *cg, ar_error_t *err);
+
 /* The fifo the init waits on until start.  */
 #define EXEC_FIFO "exec.fifo"
 

@@ -75,6 +75,7 @@ struct create_ctx
   int journal_fd;                /* the state directory's journal, for appending */
   struct egress_netns egress_ns; /* where the broker connects from (egress.h) */
   struct sources_plan sources;   /* bind sources the runtime opens for the init */
+  int rootfd;                    /* --root */
 };
 
 static void
@@ -777,16 +778,19 @@ static int
 spawn_in_cgroup (struct create_ctx *c, int dirfd, struct process_result *res, ar_error_t *err)
 {
   struct spawn_args a = { c, dirfd, res };
+  cleanup_close int claim = -1;
 
   /* Recorded before they are made: a create killed from here on leaves a journal that delete
      cleans them up from.  Checked free first, so that the record never names another
-     container's.  */
-  if (cgroup_check_free (&c->cg, err) < 0
+     container's; claimed under the root's lock until made (cgroup_claim.c).  */
+  claim = container_cgroup_claim (c->rootfd, c->id, &c->cg, err);
+  if (claim < 0 || cgroup_check_free (&c->cg, err) < 0
       || state_journal_cgroups (c->journal_fd, c->cg.dirs, err) < 0)
     return -1;
   if (cgroup_create (&c->cg, &c->spec->linux_.resources, err) < 0)
     return -1;
   c->cg_made = true;
+  ar_closep (&claim);
   if (cgroup_allow_devices (&c->cg, &c->spec->linux_.resources, c->spec->linux_.devices,
                             c->spec->linux_.n_devices, err)
       < 0)
@@ -923,6 +927,7 @@ create_container (const struct ar_globals *g, const char *id, const struct ar_cr
   rootfd = state_root_open (container_root (g), true, err);
   if (rootfd < 0)
     return -1;
+  c.rootfd = rootfd;
   dirfd = state_dir_create (rootfd, id, err);
   if (dirfd < 0)
     return -1;
