@@ -1370,7 +1370,7 @@ ar_container_delete (const struct ar_globals *g, const char *id, bool force, ar_
   cleanup_free char *damage = NULL;
   ar_error_t lerr = NULL;
 
-  if (state_check_id (id, err) < 0)
+  if (state_check_id (id, err) < 0 || state_root_check (container_root (g), err) < 0)
     return -1;
   rootfd = open (container_root (g), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (rootfd < 0 && errno != ENOENT)
