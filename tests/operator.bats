@@ -297,9 +297,13 @@ with_default_conf() {
 
 @test "agentrt create [operator] io.agentrt.net.allow may not name this host's own addresses; the flag and pod_annotations may" {
   local addr
-  for addr in 127.0.0.1:80 "[::1]:80" 0.0.0.0:80 169.254.169.254:80 localhost:80; do
+  # v4-mapped forms are their IPv4 addresses; a cloud's metadata service outside link-local
+  # (Alibaba's, Azure's WireServer, AWS's over IPv6) is the host's too.
+  for addr in 127.0.0.1:80 "[::1]:80" 0.0.0.0:80 169.254.169.254:80 localhost:80 \
+    "[::ffff:127.0.0.1]:80" "[::ffff:169.254.169.254]:80" "[::ffff:7f00:2]:80" \
+    100.100.100.200:80 168.63.129.16:80 "[fd00:ec2::254]:80" "[::ffff:100.100.100.200]:80"; do
     refused io.agentrt.net.allow "$addr" \
-      "is an address of this host (loopback, link-local or one of its interfaces), which the broker would reach from the host's network: that is the operator's to allow (--net-allow, or pod_annotations = io.agentrt.net.allow in agentrt.conf)"
+      "is an address of this host (loopback, link-local, a cloud's metadata service or one of its interfaces), which the broker would reach from the host's network: that is the operator's to allow (--net-allow, or pod_annotations = io.agentrt.net.allow in agentrt.conf)"
   done
   # An address of one of the host's interfaces, other than loopback.
   addr=$(ip -o -4 addr show scope global | awk '{ sub("/.*", "", $4); print $4; exit }')

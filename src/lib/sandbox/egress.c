@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "sandbox/egress.h"
+#include "sandbox/netpolicy.h"
 #include "utils.h"
 
 static void
@@ -493,6 +494,8 @@ special_local (const struct egress_rule *r)
   static const uint8_t any6[16] = { 0 };
   const uint8_t *a = r->addr;
 
+  if (netpolicy_address_metadata (r->family, a))
+    return true;
   if (r->family == AF_INET)
     return a[0] == 0 || (a[0] == 169 && a[1] == 254);
   return memcmp (a, any6, 16) == 0 || (a[0] == 0xfe && (a[1] & 0xc0) == 0x80);

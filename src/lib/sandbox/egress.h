@@ -83,7 +83,8 @@ bool egress_match (const struct egress_list *l, const struct sockaddr *sa, size_
 bool egress_is_loopback (const struct sockaddr *sa, size_t len);
 
 /* The index of the first rule naming an address of this host as the broker sees it: loopback,
-   unspecified (0.0.0.0/8, ::), link-local (169.254/16, fe80::/10) or one of the addresses of
+   unspecified (0.0.0.0/8, ::), link-local (169.254/16, fe80::/10), a cloud's metadata service
+   outside link-local (netpolicy_address_metadata) or one of the addresses of
    the caller's network namespace's interfaces (under an engine: the node's); -1 if none; -2 if
    those cannot be listed.  `pod_loopback`: the broker connects from a pod's namespace, whose
    loopback is the pod's own, not this host's: loopback addresses are then none of the host's.  */
