@@ -222,6 +222,26 @@ controller_of() {
   delete_and_check
 }
 
+@test "cgroups: memory limit 0 means unset, as in runc; a limit below 4m is refused, leaving nothing" {
+  # Written, 0 OOM-killed `agentrt run` itself as it entered the cgroup to start the init.
+  set_sh 'sleep 100'
+  update_config '.linux.resources.memory = {"limit": 0, "reservation": 0, "swap": 0}'
+  start_container
+  [ "$(cg_read memory.limit_in_bytes)" -gt 1099511627776 ]
+  delete_and_check
+  update_config '.process.args = ["/bin/echo", "hi"] | .linux.resources.memory = {"limit": 0}'
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ "$output" = hi ]
+  no_cgroups_left
+  update_config '.linux.resources.memory = {"limit": 262144}'
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [ "$output" = "agentrt: config.json: linux.resources.memory.limit: 262144 bytes is below 4m, the least a container can be started in (0 or -1: no limit)" ]
+  [ "$(state_dirs_left)" -eq 0 ]
+  [ -z "$(cgroups_left)" ]
+}
+
 @test "cgroups: cpuset cpus 0 pins the container to CPU 0 and nproc says 1" {
   set_sh 'exec 2>&1; nproc; grep Cpus_allowed_list /proc/self/status; echo end; exec sleep 1000'
   update_config '.linux.resources.cpu.cpus = "0"'

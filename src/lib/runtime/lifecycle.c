@@ -187,6 +187,25 @@ check_unsupported (const struct spec *s, ar_error_t *err)
   return 0;
 }
 
+/* The runtime itself enters the container's v1 memory cgroup to give birth to the init
+   (cgroup_run_inside) and stays there until the init has set up: a limit it cannot live under
+   OOM-kills `agentrt create` or `run`, leaving the container half made (256k did here, 1m did
+   not).  The floor is --memory's.  0 is no limit, as runc reads it (resources.c).  */
+#define MEMORY_LIMIT_MIN (4LL << 20)
+
+static int
+check_memory_limit (const struct spec *s, ar_error_t *err)
+{
+  const struct spec_i64 *l = &s->linux_.resources.memory.limit;
+
+  if (l->set && l->v > 0 && l->v < MEMORY_LIMIT_MIN)
+    return ar_make_error (err, 0,
+                          "config.json: linux.resources.memory.limit: %lld bytes is below 4m, "
+                          "the least a container can be started in (0 or -1: no limit)",
+                          (long long) l->v);
+  return 0;
+}
+
 /* linux.seccomp.  A notify action needs the one listener a filter chain may have, which the
    supervisor holds on the seccomp platform.  On the ptrace platform the listener is free, but
    the kernel takes a notify over a trace when two filters answer one call: a rule notifying a
@@ -328,7 +347,7 @@ prepare_create (struct create_ctx *c, ar_error_t *err)
   if (state_check_id (c->id, err) < 0 || container_operator_load (c->g, &c->op, err) < 0
       || resolve_bundle (c->o->bundle, &c->bundle, err) < 0 || load_config (c, err) < 0
       || apply_edits (c, &f, err) < 0 || check_rootfs (c, err) < 0 || check_process (c, err) < 0
-      || check_unsupported (c->spec, err) < 0
+      || check_unsupported (c->spec, err) < 0 || check_memory_limit (c->spec, err) < 0
       || sandbox_resolve (&c->spec->annotations, &f, &c->sb, err) < 0 || prepare_egress (c, err) < 0
       || prepare_policy (c, err) < 0
       || cgroup_resolve (c->spec, c->id, c->systemd_cgroup, &c->cg, err) < 0
