@@ -398,6 +398,8 @@ new_state (const struct create_ctx *c)
       s->annotations.items[i].value = xstrdup (a->items[i].value);
     }
   s->annotations.n = a->n;
+  /* From the first save on: the claim of another create reads it (claim.c).  */
+  s->audit_log = c->sb.audit_path ? xstrdup (c->sb.audit_path) : NULL;
   return s;
 }
 
@@ -771,6 +773,7 @@ start_supervisor (struct create_ctx *c, pid_t init, int listener, bool trace, ar
   c->st->sv_pid = c->sv_pid;
   c->st->sv_start = state_proc_start_time (c->sv_pid);
   c->st->sv_worker_start = state_proc_start_time (c->st->sv_worker);
+  free (c->st->audit_log);
   c->st->audit_log = steal_ptr (&audit);
   return 0;
 }
@@ -793,6 +796,14 @@ spawn_fn (void *data, int cgroup_fd, ar_error_t *err)
   return spawn (a->c, a->dirfd, cgroup_fd, a->res, err);
 }
 
+/* The log the claim checks: audit_dir's, whether a pod's annotation or the operator's default
+   named it; --audit-log is the operator's to share.  */
+static const char *
+claimed_audit_log (const struct create_ctx *c)
+{
+  return c->o->audit_log ? NULL : c->sb.audit_path;
+}
+
 static int
 spawn_in_cgroup (struct create_ctx *c, int dirfd, struct process_result *res, ar_error_t *err)
 {
@@ -801,8 +812,13 @@ spawn_in_cgroup (struct create_ctx *c, int dirfd, struct process_result *res, ar
 
   /* Recorded before they are made: a create killed from here on leaves a journal that delete
      cleans them up from.  Checked free first, so that the record never names another
-     container's; claimed under the root's lock until made (cgroup_claim.c).  */
-  claim = container_cgroup_claim (c->rootfd, c->id, &c->cg, err);
+     container's; claimed under the root's lock until made (claim.c), with the audit log.  */
+  claim = container_claim (c->rootfd,
+                           &(struct container_claim){ .id = c->id,
+                                                      .cg = &c->cg,
+                                                      .audit_log = claimed_audit_log (c),
+                                                      .annotations = &c->spec->annotations },
+                           err);
   if (claim < 0 || cgroup_check_free (&c->cg, err) < 0
       || state_journal_cgroups (c->journal_fd, c->cg.dirs, err) < 0)
     return -1;
