@@ -442,6 +442,24 @@ second_bundle() {
   no_cgroups_left
 }
 
+@test "cgroups: of two creates side by side, one above the other's cgroupsPath, at most one succeeds" {
+  local i ok
+  second_bundle outer "/agentrt-test-$CID"
+  second_bundle inner "/agentrt-test-$CID/in"
+  EXTRA_CGROUPS+=(/sys/fs/cgroup/*/agentrt-test-$CID/in /sys/fs/cgroup/*/agentrt-test-$CID)
+  for i in 1 2 3 4 5; do
+    __agentrt create -b "$ROOT/outer" "$CID-o$i" </dev/null >>"$ROOT/stdio.log" 2>>"$ROOT/race.err" &
+    __agentrt create -b "$ROOT/inner" "$CID-i$i" </dev/null >>"$ROOT/stdio.log" 2>>"$ROOT/race.err" &
+    wait
+    ok=$(__agentrt list -q | wc -l)
+    echo "round $i: $ok created" >&2
+    [ "$ok" -le 1 ]
+    for c in $(__agentrt list -q); do __agentrt delete --force "$c"; done
+    rmdir /sys/fs/cgroup/*/agentrt-test-$CID/in /sys/fs/cgroup/*/agentrt-test-$CID 2>/dev/null || true
+  done
+  cat "$ROOT/race.err" >&2
+}
+
 @test "cgroups: create refuses a cgroupsPath inside a cgroup that holds processes (another root's container)" {
   update_config --arg p "/agentrt-test-$CID" '.linux.cgroupsPath = $p | .process.args = ["/bin/sleep", "1000"]'
   agentrt_detached create -b "$BUNDLE" "$CID"
