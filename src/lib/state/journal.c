@@ -125,16 +125,22 @@ read_line (struct state_journal *j, const char *l)
     j->deleting = true;
 }
 
+static bool
+owner_ok (const struct stat *st)
+{
+  return (st->st_uid == 0 || st->st_uid == geteuid ()) && !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
 /* The journal names cgroups that delete kills and removes: it counts only in a directory of
-   ours that nobody else may write, and as a file of ours with no other name (a hard link).  */
+   root's or ours that nobody else may write, and as such a file with no other name (a hard
+   link).  */
 static bool
 ours (int dirfd, int fd)
 {
   struct stat d, f;
 
-  return fstat (dirfd, &d) == 0 && fstat (fd, &f) == 0 && S_ISDIR (d.st_mode)
-         && d.st_uid == geteuid () && !(d.st_mode & (S_IWGRP | S_IWOTH)) && S_ISREG (f.st_mode)
-         && f.st_uid == geteuid () && !(f.st_mode & (S_IWGRP | S_IWOTH)) && f.st_nlink == 1;
+  return fstat (dirfd, &d) == 0 && fstat (fd, &f) == 0 && S_ISDIR (d.st_mode) && owner_ok (&d)
+         && S_ISREG (f.st_mode) && owner_ok (&f) && f.st_nlink == 1;
 }
 
 void
