@@ -14,6 +14,12 @@ setup() {
 }
 
 teardown() {
+  local c
+  if [ -n "${OTHER_ROOT:-}" ]; then
+    for c in $("$AGENTRT" --root "$OTHER_ROOT" list -q 2>/dev/null); do
+      "$AGENTRT" --root "$OTHER_ROOT" delete --force "$c" || true
+    done
+  fi
   teardown_root
   local d
   for d in "${EXTRA_CGROUPS[@]}"; do rmdir "$d" 2>/dev/null || true; done
@@ -216,6 +222,26 @@ controller_of() {
   delete_and_check
 }
 
+@test "cgroups: memory limit 0 means unset, as in runc; a limit below 4m is refused, leaving nothing" {
+  # Written, 0 OOM-killed `agentrt run` itself as it entered the cgroup to start the init.
+  set_sh 'sleep 100'
+  update_config '.linux.resources.memory = {"limit": 0, "reservation": 0, "swap": 0}'
+  start_container
+  [ "$(cg_read memory.limit_in_bytes)" -gt 1099511627776 ]
+  delete_and_check
+  update_config '.process.args = ["/bin/echo", "hi"] | .linux.resources.memory = {"limit": 0}'
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ "$output" = hi ]
+  no_cgroups_left
+  update_config '.linux.resources.memory = {"limit": 262144}'
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [ "$output" = "agentrt: config.json: linux.resources.memory.limit: 262144 bytes is below 4m, the least a container can be started in (0 or -1: no limit)" ]
+  [ "$(state_dirs_left)" -eq 0 ]
+  [ -z "$(cgroups_left)" ]
+}
+
 @test "cgroups: cpuset cpus 0 pins the container to CPU 0 and nproc says 1" {
   set_sh 'exec 2>&1; nproc; grep Cpus_allowed_list /proc/self/status; echo end; exec sleep 1000'
   update_config '.linux.resources.cpu.cpus = "0"'
@@ -376,6 +402,81 @@ controller_of() {
   [ "$(ls -d /sys/fs/cgroup/*/agentrt-test-$CID | grep -vxF "$taken" | wc -l)" -eq 0 ]
   [ -d "$taken" ]
   [ "$(state_dirs_left)" -eq 0 ]
+}
+
+# second_bundle NAME CGROUPSPATH: a copy of the bundle in $ROOT/NAME running sleep, in CGROUPSPATH.
+second_bundle() {
+  mkdir -p "$ROOT/$1"
+  ln -s "$BUNDLE/rootfs" "$ROOT/$1/rootfs"
+  jq --arg p "$2" '.linux.cgroupsPath = $p | .process.args = ["/bin/sleep", "1000"] | .root.path = "rootfs"' \
+    "$BUNDLE/config.json" >"$ROOT/$1/config.json"
+}
+
+@test "cgroups: create refuses a cgroupsPath inside, at or above another container's cgroup of the root" {
+  update_config --arg p "/agentrt-test-$CID/a" '.linux.cgroupsPath = $p | .process.args = ["/bin/sleep", "1000"]'
+  agentrt_detached create -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  mapfile -t CGROUPS < <(jq -r '.cgroupPaths[]' "$ROOT/state/$CID/state.json")
+  # Left only should the refusal fail (the first's delete removes its own leaf).
+  EXTRA_CGROUPS+=(/sys/fs/cgroup/*/agentrt-test-$CID/a/evil /sys/fs/cgroup/*/agentrt-test-$CID/a
+    /sys/fs/cgroup/*/agentrt-test-$CID)
+  # Inside: it would share the first's limits and keep its delete from removing its cgroup.
+  second_bundle in "/agentrt-test-$CID/a/evil"
+  agentrt_detached create -b "$ROOT/in" "$CID-in"
+  [ "$status" -ne 0 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" == *"is inside container \`$CID\`'s cgroup"* ]]
+  [ "$(ls -d /sys/fs/cgroup/*/agentrt-test-$CID/a/evil 2>/dev/null | wc -l)" -eq 0 ]
+  # Above: it would be frozen, killed and limited with the first.
+  second_bundle above "/agentrt-test-$CID"
+  agentrt_detached create -b "$ROOT/above" "$CID-above"
+  [ "$status" -ne 0 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" == *"holds container \`$CID\`'s cgroup"* ]]
+  [ "$(state_dirs_left)" -eq 1 ]
+  # The first is untouched: it starts, and its delete removes all of it.
+  agentrt start "$CID"
+  [ "$status" -eq 0 ]
+  agentrt delete --force "$CID"
+  [ "$status" -eq 0 ]
+  no_cgroups_left
+}
+
+@test "cgroups: of two creates side by side, one above the other's cgroupsPath, at most one succeeds" {
+  local i ok
+  second_bundle outer "/agentrt-test-$CID"
+  second_bundle inner "/agentrt-test-$CID/in"
+  EXTRA_CGROUPS+=(/sys/fs/cgroup/*/agentrt-test-$CID/in /sys/fs/cgroup/*/agentrt-test-$CID)
+  for i in 1 2 3 4 5; do
+    __agentrt create -b "$ROOT/outer" "$CID-o$i" </dev/null >>"$ROOT/stdio.log" 2>>"$ROOT/race.err" &
+    __agentrt create -b "$ROOT/inner" "$CID-i$i" </dev/null >>"$ROOT/stdio.log" 2>>"$ROOT/race.err" &
+    wait
+    ok=$(__agentrt list -q | wc -l)
+    echo "round $i: $ok created" >&2
+    [ "$ok" -le 1 ]
+    for c in $(__agentrt list -q); do __agentrt delete --force "$c"; done
+    rmdir /sys/fs/cgroup/*/agentrt-test-$CID/in /sys/fs/cgroup/*/agentrt-test-$CID 2>/dev/null || true
+  done
+  cat "$ROOT/race.err" >&2
+}
+
+@test "cgroups: create refuses a cgroupsPath inside a cgroup that holds processes (another root's container)" {
+  update_config --arg p "/agentrt-test-$CID" '.linux.cgroupsPath = $p | .process.args = ["/bin/sleep", "1000"]'
+  agentrt_detached create -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  mapfile -t CGROUPS < <(jq -r '.cgroupPaths[]' "$ROOT/state/$CID/state.json")
+  second_bundle in "/agentrt-test-$CID/evil"
+  EXTRA_CGROUPS+=(/sys/fs/cgroup/*/agentrt-test-$CID/evil)
+  OTHER_ROOT="$ROOT/other-root"
+  status=0
+  "$AGENTRT" --root "$OTHER_ROOT" create -b "$ROOT/in" "$CID-in" </dev/null >>"$ROOT/stdio.log" 2>"$ROOT/other.err" || status=$?
+  cat "$ROOT/other.err" >&2
+  [ "$status" -ne 0 ]
+  [ "$(wc -l <"$ROOT/other.err")" -eq 1 ]
+  grep -q "holds processes" "$ROOT/other.err"
+  [ "$(ls -d /sys/fs/cgroup/*/agentrt-test-$CID/evil 2>/dev/null | wc -l)" -eq 0 ]
+  [ "$(state_dirs_left "$ROOT/other-root")" -eq 0 ]
+  delete_and_check
 }
 
 @test "cgroups: a cgroupsPath with .. is refused" {

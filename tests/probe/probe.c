@@ -18,6 +18,10 @@
                            make N files in a new directory under DIR, add an inotify watch
                            (fanotify inode mark) on each, print how many were added and the
                            errno that stopped them, then hold them until killed
+     probe fdscan PROCS FDS N
+                           start PROCS processes holding FDS fds each, then time N
+                           inotify_init1 calls (each closed at once); print the mean, the
+                           worst and how many failed with EMFILE
 
    Each check prints one line: `ok NAME`, `skip NAME` (not on this architecture) or
    `FAIL NAME: expected …, got RET/ERRNO`; the exit status is 0 only if no check failed.
@@ -1497,6 +1501,84 @@ cmd_watch (int argc, char **argv)
     pause ();
 }
 
+/* ---- fdscan --------------------------------------------------------------------------- */
+
+static double
+now_ms (void)
+{
+  struct timespec t;
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return (double) t.tv_sec * 1e3 + (double) t.tv_nsec / 1e6;
+}
+
+/* P processes holding FDS fds each (the supervisor's count of inotify instances reads every fd
+   table of the container), then N inotify_init1 calls, each timed and closed.  */
+static int
+cmd_fdscan (int argc, char **argv)
+{
+  long procs, fds, n, ok = 0, emfile = 0, other = 0;
+  double worst = 0, total = 0;
+  int ready[2];
+  pid_t kids[1024];
+
+  if (argc != 5 || atol (argv[2]) > 1024)
+    {
+      fprintf (stderr, "usage: probe fdscan PROCS(<=1024) FDS N\n");
+      return 2;
+    }
+  procs = atol (argv[2]);
+  fds = atol (argv[3]);
+  n = atol (argv[4]);
+  if (pipe (ready) < 0)
+    return 1;
+  for (long p = 0; p < procs; p++)
+    if ((kids[p] = fork ()) == 0)
+      {
+        for (long i = 0; i < fds; i++)
+          if (dup (0) < 0)
+            {
+              fprintf (stderr, "fdscan: dup: %s\n", strerror (errno));
+              _exit (1);
+            }
+        (void) !write (ready[1], "x", 1);
+        for (;;)
+          pause ();
+      }
+  for (long p = 0; p < procs; p++)
+    {
+      char c;
+      if (read (ready[0], &c, 1) != 1)
+        return 1;
+    }
+  for (long i = 0; i < n; i++)
+    {
+      double t0 = now_ms (), dt;
+      long fd = syscall (SYS_inotify_init1, 0L);
+      dt = now_ms () - t0;
+      total += dt;
+      if (dt > worst)
+        worst = dt;
+      if (fd >= 0)
+        {
+          ok++;
+          close ((int) fd);
+        }
+      else if (errno == EMFILE)
+        emfile++;
+      else
+        other++;
+    }
+  printf ("fdscan: %ld procs x %ld fds: %ld calls, mean %.1f ms, max %.1f ms, ok %ld, EMFILE %ld, "
+          "other %ld\n",
+          procs, fds, n, total / (double) n, worst, ok, emfile, other);
+  fflush (stdout);
+  for (long p = 0; p < procs; p++)
+    kill (kids[p], SIGKILL);
+  while (wait (NULL) > 0)
+    ;
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1512,6 +1594,8 @@ main (int argc, char **argv)
     return cmd_loop (argc, argv);
   if (argc >= 2 && strcmp (argv[1], "hold") == 0)
     return cmd_hold (argc, argv);
+  if (argc >= 2 && strcmp (argv[1], "fdscan") == 0)
+    return cmd_fdscan (argc, argv);
   if (argc >= 2 && strcmp (argv[1], "flood") == 0)
     return cmd_flood (argc, argv);
   if (argc >= 2 && strcmp (argv[1], "watch") == 0)

@@ -54,6 +54,21 @@ int cgroup_from_dirs (char *const *dirs, struct cgroup *cg, ar_error_t *err);
 /* None of the directories exists yet (create checks before it records them in the container's
    journal, so that a delete of a create killed then never removes another container's).  */
 int cgroup_check_free (const struct cgroup *cg, ar_error_t *err);
+/* Where cgroup directory a is from b: the same, inside it, above it, or apart.  */
+enum cgroup_relation
+{
+  CGROUP_APART,
+  CGROUP_SAME,
+  CGROUP_INSIDE,
+  CGROUP_ABOVE,
+};
+enum cgroup_relation cgroup_relation (const char *a, const char *b);
+/* No existing parent of the directories holds processes, but the runtime's own cgroup and
+   those above it: a cgroupsPath inside a cgroup in use (another container's, made under
+   another --root or by another runtime) would share its limits, stop its delete (a cgroup
+   with a child cannot be removed) and be frozen and killed with it.  runc likewise refuses a
+   container cgroup that already holds processes.  */
+int cgroup_check_parents (const struct cgroup *cg, ar_error_t *err);
 /* Create the directories (an existing one is an error: another container's) and apply
    linux.resources.  On failure what was created is removed.  */
 int cgroup_create (const struct cgroup *cg, const struct spec_resources *r, ar_error_t *err);

@@ -77,6 +77,7 @@ struct create_ctx
   struct egress_netns egress_ns; /* where the broker connects from (egress.h) */
   struct sources_plan sources;   /* bind sources the runtime opens for the init */
   bool agent;                    /* under the agent profile */
+  int rootfd;                    /* --root */
 };
 
 static void
@@ -185,6 +186,25 @@ check_unsupported (const struct spec *s, ar_error_t *err)
     what = "linux.netDevices";
   if (what)
     return ar_make_error (err, ENOSYS, "config.json: %s: not supported yet", what);
+  return 0;
+}
+
+/* The runtime itself enters the container's v1 memory cgroup to give birth to the init
+   (cgroup_run_inside) and stays there until the init has set up: a limit it cannot live under
+   OOM-kills `agentrt create` or `run`, leaving the container half made (256k did here, 1m did
+   not).  The floor is --memory's.  0 is no limit, as runc reads it (resources.c).  */
+#define MEMORY_LIMIT_MIN (4LL << 20)
+
+static int
+check_memory_limit (const struct spec *s, ar_error_t *err)
+{
+  const struct spec_i64 *l = &s->linux_.resources.memory.limit;
+
+  if (l->set && l->v > 0 && l->v < MEMORY_LIMIT_MIN)
+    return ar_make_error (err, 0,
+                          "config.json: linux.resources.memory.limit: %lld bytes is below 4m, "
+                          "the least a container can be started in (0 or -1: no limit)",
+                          (long long) l->v);
   return 0;
 }
 
@@ -339,6 +359,7 @@ prepare_create (struct create_ctx *c, ar_error_t *err)
       || resolve_bundle (c->o->bundle, &c->bundle, err) < 0 || load_config (c, err) < 0
       || apply_edits (c, &f, err) < 0 || check_rootfs (c, err) < 0 || check_process (c, err) < 0
       || owners_check_spec (c->spec, err) < 0 || check_unsupported (c->spec, err) < 0
+      || check_memory_limit (c->spec, err) < 0
       || sandbox_resolve (&c->spec->annotations, &f, &c->sb, err) < 0 || prepare_egress (c, err) < 0
       || prepare_policy (c, err) < 0
       || cgroup_resolve (c->spec, c->id, c->systemd_cgroup, &c->cg, err) < 0
@@ -389,6 +410,8 @@ new_state (const struct create_ctx *c)
       s->annotations.items[i].value = xstrdup (a->items[i].value);
     }
   s->annotations.n = a->n;
+  /* From the first save on: the claim of another create reads it (claim.c).  */
+  s->audit_log = c->sb.audit_path ? xstrdup (c->sb.audit_path) : NULL;
   return s;
 }
 
@@ -802,6 +825,7 @@ start_supervisor (struct create_ctx *c, pid_t init, int listener, bool trace, ar
   c->st->sv_pid = c->sv_pid;
   c->st->sv_start = state_proc_start_time (c->sv_pid);
   c->st->sv_worker_start = state_proc_start_time (c->st->sv_worker);
+  free (c->st->audit_log);
   c->st->audit_log = steal_ptr (&audit);
   return 0;
 }
@@ -824,20 +848,36 @@ spawn_fn (void *data, int cgroup_fd, ar_error_t *err)
   return spawn (a->c, a->dirfd, cgroup_fd, a->res, err);
 }
 
+/* The log the claim checks: audit_dir's, whether a pod's annotation or the operator's default
+   named it; --audit-log is the operator's to share.  */
+static const char *
+claimed_audit_log (const struct create_ctx *c)
+{
+  return c->o->audit_log ? NULL : c->sb.audit_path;
+}
+
 static int
 spawn_in_cgroup (struct create_ctx *c, int dirfd, struct process_result *res, ar_error_t *err)
 {
   struct spawn_args a = { c, dirfd, res };
+  cleanup_close int claim = -1;
 
   /* Recorded before they are made: a create killed from here on leaves a journal that delete
      cleans them up from.  Checked free first, so that the record never names another
-     container's.  */
-  if (cgroup_check_free (&c->cg, err) < 0
+     container's; claimed under the root's lock until made (claim.c), with the audit log.  */
+  claim = container_claim (c->rootfd,
+                           &(struct container_claim){ .id = c->id,
+                                                      .cg = &c->cg,
+                                                      .audit_log = claimed_audit_log (c),
+                                                      .annotations = &c->spec->annotations },
+                           err);
+  if (claim < 0 || cgroup_check_free (&c->cg, err) < 0
       || state_journal_cgroups (c->journal_fd, c->cg.dirs, err) < 0)
     return -1;
   if (cgroup_create (&c->cg, &c->spec->linux_.resources, err) < 0)
     return -1;
   c->cg_made = true;
+  ar_closep (&claim);
   if (cgroup_allow_devices (&c->cg, &c->spec->linux_.resources, c->spec->linux_.devices,
                             c->spec->linux_.n_devices, err)
       < 0)
@@ -1006,6 +1046,7 @@ create_container (const struct ar_globals *g, const char *id, const struct ar_cr
   rootfd = state_root_open (container_root (g), true, err);
   if (rootfd < 0)
     return -1;
+  c.rootfd = rootfd;
   dirfd = state_dir_create (rootfd, id, err);
   if (dirfd < 0)
     return -1;
@@ -1451,7 +1492,7 @@ ar_container_delete (const struct ar_globals *g, const char *id, bool force, ar_
   cleanup_free char *damage = NULL;
   ar_error_t lerr = NULL;
 
-  if (state_check_id (id, err) < 0)
+  if (state_check_id (id, err) < 0 || state_root_check (container_root (g), err) < 0)
     return -1;
   rootfd = open (container_root (g), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (rootfd < 0 && errno != ENOENT)

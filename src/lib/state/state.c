@@ -107,13 +107,67 @@ mkdir_parents (const char *path, mode_t mode, ar_error_t *err)
   return 0;
 }
 
+static bool
+owner_ok (const struct stat *st)
+{
+  return st->st_uid == 0 || st->st_uid == geteuid ();
+}
+
+/* One component of the root's path, `p`: a symlink must be root's (or ours), and the directory
+   it is or leads to must be too and writable by nobody else, but with the sticky bit (/tmp),
+   where others cannot move what we own.  */
+static int
+check_component (const char *p, ar_error_t *err)
+{
+  struct stat st;
+
+  if (lstat (p, &st) < 0)
+    return errno == ENOENT ? 0 : ar_make_error (err, errno, "state root: stat `%s`", p);
+  if (S_ISLNK (st.st_mode) && !owner_ok (&st))
+    return ar_make_error (err, EPERM, "state root: `%s` is a symlink of uid %u, not root's", p,
+                          (unsigned) st.st_uid);
+  if (stat (p, &st) < 0)
+    return errno == ENOENT ? 0 : ar_make_error (err, errno, "state root: stat `%s`", p);
+  if (!S_ISDIR (st.st_mode))
+    return ar_make_error (err, ENOTDIR, "state root: `%s` is not a directory", p);
+  if (!owner_ok (&st))
+    return ar_make_error (err, EPERM, "state root: `%s` belongs to uid %u, not root", p,
+                          (unsigned) st.st_uid);
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
+    return ar_make_error (err, EPERM, "state root: `%s` is writable by group or others", p);
+  return 0;
+}
+
+/* The journal (journal.h) tells delete which cgroups to kill and remove, and state.json which
+   processes are the container's: whoever could replace a directory on the way to them could
+   point those commands at anything.  Every component of the path, as given, is checked.  */
+int
+state_root_check (const char *root, ar_error_t *err)
+{
+  cleanup_free char *p = xstrdup (root);
+
+  for (char *s = p + 1; *s; s++)
+    if (*s == '/')
+      {
+        *s = '\0';
+        if (check_component (p, err) < 0)
+          return -1;
+        *s = '/';
+      }
+  return check_component (p, err);
+}
+
 int
 state_root_open (const char *root, bool create, ar_error_t *err)
 {
   int fd;
 
+  if (state_root_check (root, err) < 0)
+    return -1;
   if (create && mkdir_parents (root, 0700, err) < 0)
     return ar_error_wrap (err, "create state root");
+  if (create && state_root_check (root, err) < 0)
+    return -1;
   fd = open (root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0)
     return ar_make_error (err, errno, "open state root `%s`", root);

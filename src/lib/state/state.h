@@ -59,7 +59,11 @@ void state_freep (void *p);
 /* runc's rule: [A-Za-z0-9_+.-]+, not "." or "..", at most STATE_ID_MAX bytes.  */
 int state_check_id (const char *id, ar_error_t *err);
 
-/* Open (and with `create`, make, mode 0700) the --root directory.  */
+/* Every directory on the way to --root (and any symlink) is root's or ours, and writable by
+   nobody else but with the sticky bit: the journal and state.json in it tell delete and kill
+   what to remove and signal.  A path that does not exist (yet) passes.  */
+int state_root_check (const char *root, ar_error_t *err);
+/* Open (and with `create`, make, mode 0700) the --root directory, checked as above.  */
 int state_root_open (const char *root, bool create, ar_error_t *err);
 
 /* Make ROOT/ID for a new container; an existing one fails with "container `ID` already exists".
