@@ -444,6 +444,74 @@ kill_supervisor_test() {
   leaves_nothing
 }
 
+# group_alive PID: a thread of PID's process is still live (the leader may be a zombie).
+group_alive() {
+  local t
+  for t in /proc/"$1"/task/*; do
+    proc_alive "$1/task/${t##*/}" && return 0
+  done
+  return 1
+}
+
+# orphan_started: the probe's main thread has exited alone and its other thread runs.
+orphan_started() {
+  local init=$1
+  [ "$(sed 's/^.*) //' "/proc/$init/stat" | cut -d' ' -f1)" = Z ] && group_alive "$init"
+}
+
+# orphan_test HOW [PLATFORM]: the workload's main thread exits alone (SYS_exit) and a thread of
+# it runs on.  That is a running container (state says so), and the kill reaches it all: HOW is
+# `both` (the supervisor's watchdog and worker SIGKILLed at once: the kernel's kill switch alone)
+# or `deadline` (the watchdog's kill at the deadline).
+orphan_test() {
+  local init flags=()
+  update_config '.process.args = ["/bin/probe", "orphan"]'
+  case ${2:-} in
+    ptrace) ptrace_platform ;;
+    # The watchdog alone, there for the deadline.
+    none) flags=(--platform none --timeout 1h) ;;
+  esac
+  if [ "$1" = deadline ]; then flags+=(--timeout 3s); fi
+  agentrt_detached run -d "${flags[@]}" -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  # From the state file: `state` may not tell (it did call such a container stopped).
+  init=$(jq -r .pid "$ROOT/state/$CID/state.json")
+  wait_for "the main thread's exit" orphan_started "$init"
+  agentrt state "$CID"
+  [ "$(jq -r .status <<<"$output")" = running ]
+  [ "$(jq -r .pid <<<"$output")" -eq "$init" ]
+  if [ "$1" = both ]; then
+    kill -KILL -- "-$(watchdog_pid "$CID")"
+  fi
+  wait_for "the container's end" eval "! group_alive $init"
+  agentrt state "$CID"
+  [ "$(jq -r .status <<<"$output")" = stopped ]
+  if [ "$1" = both ]; then
+    [ "$(jq -r '.annotations["io.agentrt.stop.reason"]' <<<"$output")" = supervisor-lost ]
+  else
+    [ "$(jq -r '.annotations["io.agentrt.stop.reason"]' <<<"$output")" = timeout ]
+  fi
+  agentrt delete "$CID"
+  [ "$status" -eq 0 ]
+  leaves_nothing
+}
+
+@test "supervisor: a workload whose main thread exited alone is running; killing both supervisor processes kills it" {
+  orphan_test both
+}
+
+@test "supervisor [ptrace]: a workload whose main thread exited alone is running; killing both supervisor processes kills it" {
+  orphan_test both ptrace
+}
+
+@test "supervisor: a workload whose main thread exited alone dies at its deadline" {
+  orphan_test deadline
+}
+
+@test "supervisor: with --platform none, a workload whose main thread exited alone dies with its watchdog" {
+  orphan_test both none
+}
+
 # supervisor.end tells a supervisor that ended with its container from one that was lost: a
 # command that looks after the first has ended must not take it for the second.
 @test "supervisor: a container that runs to its end leaves no supervisor-lost record, one whose supervisor is killed does" {

@@ -14,6 +14,9 @@
      probe hold inotify|fanotify N
                            make up to N inotify instances (fanotify groups), print how many
                            and the errno that stopped them, then hold them until killed
+     probe orphan          start a thread that runs until killed, then end the main thread
+                           alone (SYS_exit, not exit_group): the process lives on, its thread
+                           group leader a zombie
 
    Each check prints one line: `ok NAME`, `skip NAME` (not on this architecture) or
    `FAIL NAME: expected …, got RET/ERRNO`; the exit status is 0 only if no check failed.
@@ -59,6 +62,7 @@
 
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 
 #include <linux/bpf.h>
 #include <linux/io_uring.h>
@@ -1427,6 +1431,34 @@ cmd_hold (int argc, char **argv)
     pause ();
 }
 
+/* ---- orphan --------------------------------------------------------------------------- */
+
+static void *
+orphan_thread (void *arg)
+{
+  (void) arg;
+  printf ("orphan: thread %ld running\n", (long) syscall (SYS_gettid));
+  fflush (stdout);
+  for (;;)
+    pause ();
+  return NULL;
+}
+
+static int
+cmd_orphan (void)
+{
+  pthread_t t;
+
+  if (pthread_create (&t, NULL, orphan_thread, NULL) != 0)
+    {
+      fprintf (stderr, "probe orphan: pthread_create failed\n");
+      return 1;
+    }
+  /* The main thread alone, as pthread_exit does once libc's cleanups have run.  */
+  for (;;)
+    syscall (SYS_exit, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1444,7 +1476,9 @@ main (int argc, char **argv)
     return cmd_hold (argc, argv);
   if (argc >= 2 && strcmp (argv[1], "flood") == 0)
     return cmd_flood (argc, argv);
+  if (argc == 2 && strcmp (argv[1], "orphan") == 0)
+    return cmd_orphan ();
   fprintf (stderr, "usage: probe deny [--list] | emulate [OPTIONS] | mount DIR | loop N CALL | "
-                   "hold KIND N | flood N\n");
+                   "hold KIND N | flood N | orphan\n");
   return 2;
 }

@@ -99,7 +99,8 @@ struct watchdog
   pid_t worker; /* 0: none (the deadline alone, --platform none) */
   int init_pidfd;
   bool tracing; /* the init is our tracee (the kill switch, supervisor.h), not reaped yet */
-  int dirfd;    /* the state directory */
+  struct tracer_threads threads; /* its other threads we trace (tracer_cover_threads) */
+  int dirfd;                     /* the state directory */
 };
 
 /* An alert that the container is killed, and why, for `state` too.  */
@@ -230,27 +231,84 @@ on_deadline (const struct watchdog *w, int *tfd)
   sv_kill_container (w->c, w->init_pidfd);
 }
 
-/* The init's stops, while it is our tracee, go on as if nobody traced it; its exit is reaped,
-   which tells its parent (a traced process's parent hears of its exit after its tracer).  */
+/* A thread of the init's process, traced, stopped at its exit with another thread left that
+   the kill switch could not trace: killed before it goes on (fail closed).  */
 static void
-drain_init (struct watchdog *w)
+uncovered (const struct watchdog *w)
+{
+  watchdog_alert (w, "supervisor-untraced",
+                  "a thread of the init could not be traced for the kill switch: the container "
+                  "is killed");
+  (void) sv_mark_end (w->dirfd, "supervisor-untraced"); /* before the kill (cgroup v2) */
+  sv_kill_container (w->c, w->init_pidfd);
+}
+
+/* A stop of a traced thread goes on as if nobody traced it, but at its exit the kill switch
+   first takes on the other threads of the init's process (tracer.h: tracer_cover_threads).  */
+static void
+traced_stop (struct watchdog *w, pid_t tid, int status)
+{
+  if (tracer_exit_stop (status) && tracer_cover_threads (w->c->init_pid, tid, &w->threads) < 0)
+    uncovered (w);
+  tracer_pass_stop (tid, status);
+}
+
+/* One wait for a traced thread: 0 nothing new, 1 a stop (handled), -1 gone (reaped, or not
+   ours any more).  */
+static int
+wait_traced (struct watchdog *w, pid_t tid)
 {
   int status;
   pid_t r;
 
-  while (w->tracing && (r = waitpid (w->c->init_pid, &status, __WALL | WNOHANG)) != 0)
+  do
+    r = waitpid (tid, &status, __WALL | WNOHANG);
+  while (r < 0 && errno == EINTR);
+  if (r == 0)
+    return 0;
+  if (r < 0 || !WIFSTOPPED (status))
+    return -1;
+  traced_stop (w, tid, status);
+  return 1;
+}
+
+/* The traced threads' stops and exits.  The init's exit is reaped, which tells its parent (a
+   traced process's parent hears of its exit after its tracer); the other threads' first: the
+   init's exit is not reported while a thread of its process, a zombie we trace, is left.  */
+static void
+drain_init (struct watchdog *w)
+{
+  bool more = true;
+
+  while (more)
     {
-      if (r < 0 && errno == EINTR)
-        continue;
-      if (r < 0 || !WIFSTOPPED (status))
+      more = false;
+      for (size_t i = 0; i < w->threads.n;)
         {
-          /* Reaped, or not ours any more.  An end, after which nothing is lost (its parent
-             has heard of it: this write is no part of its wait).  */
+          int r = wait_traced (w, w->threads.tids[i]);
+
+          more |= r != 0;
+          if (r < 0)
+            w->threads.tids[i] = w->threads.tids[--w->threads.n];
+          else
+            i++;
+        }
+      if (!w->tracing)
+        continue;
+      switch (wait_traced (w, w->c->init_pid))
+        {
+        case 0:
+          break;
+        case 1:
+          more = true;
+          break;
+        default:
+          /* An end, after which nothing is lost (its parent has heard of it: this write is no
+             part of its wait).  */
           w->tracing = false;
           (void) sv_mark_end (w->dirfd, "exit");
+          break;
         }
-      else
-        tracer_pass_stop (r, status);
     }
 }
 
