@@ -25,9 +25,10 @@ EXTRA_CGROUPS=()
 # set_sh SCRIPT: the container's process is /bin/sh -c SCRIPT.
 set_sh() { update_config --arg s "$1" '.process.args = ["/bin/sh", "-c", $s]'; }
 
-# start_container: create and start it detached; INIT is its host pid, CGROUPS its directories.
+# start_container [FLAG…]: create (with FLAGs) and start it detached; INIT is its host pid,
+# CGROUPS its directories.
 start_container() {
-  agentrt_detached create -b "$BUNDLE" "$CID"
+  agentrt_detached create "$@" -b "$BUNDLE" "$CID"
   [ "$status" -eq 0 ]
   agentrt start "$CID"
   [ "$status" -eq 0 ]
@@ -314,7 +315,8 @@ controller_of() {
   update_config '.linux.namespaces |= map(select(.type != "pid"))'
   # The subshell exits at once: its sleep is orphaned, outside init's tree.
   set_sh '(sleep 1001 &); exec sleep 1000'
-  start_container
+  # No supervisor: a container in the runtime's pid namespace may have none by default.
+  start_container --platform none
   local orphan="" p i
   for ((i = 0; i < 50; i++)); do
     for p in $(cat "$(cg pids.current)/cgroup.procs"); do

@@ -512,6 +512,37 @@ orphan_test() {
   orphan_test both none
 }
 
+# In the runtime's pid namespace the container sees the supervisor's processes and may stop or
+# kill them: refused where there is a supervisor or a deadline, unless agentrt.conf allows it.
+@test "supervisor: a container without a pid namespace of its own is refused with a supervisor or a deadline, unless agentrt.conf allows it" {
+  local msg="no pid namespace of the container's own, where it could stop or kill"
+  update_config '.linux.namespaces |= map(select(.type != "pid"))'
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"linux.namespaces: $msg its supervisor: add one, or allow it in agentrt.conf (supervised_without_pidns = allow)" ]]
+  [ "${#lines[@]}" -eq 1 ]
+  agentrt run --platform none --timeout 1h -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"$msg its deadline's watchdog:"* ]]
+  [ "$(state_dirs_left)" -eq 0 ]
+  # Joined, the runtime's own pid namespace is no better.
+  update_config '.linux.namespaces += [{type: "pid", path: "/proc/self/ns/pid"}]'
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"$msg its supervisor:"* ]]
+  [ "$(state_dirs_left)" -eq 0 ]
+  [ "$(cgroups_left)" = "" ]
+  # Nothing to see: no supervisor, no deadline.
+  update_config '.linux.namespaces |= map(select(.type != "pid"))'
+  agentrt run --platform none -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  # The operator's choice.
+  printf 'supervised_without_pidns = allow\n' >"$ROOT/agentrt.conf"
+  agentrt --config "$ROOT/agentrt.conf" run --timeout 1h -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  leaves_nothing
+}
+
 # supervisor.end tells a supervisor that ended with its container from one that was lost: a
 # command that looks after the first has ended must not take it for the second.
 @test "supervisor: a container that runs to its end leaves no supervisor-lost record, one whose supervisor is killed does" {

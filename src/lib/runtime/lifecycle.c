@@ -10,12 +10,14 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/mount.h>
+#include <linux/nsfs.h>
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -304,6 +306,53 @@ cap_tmpfs_mounts (struct spec *s, unsigned long long bytes)
     }
 }
 
+/* Is the pid namespace of `fd` the runtime's own, or one above it (where the runtime's
+   processes are seen too)?  */
+static bool
+pidns_sees_runtime (int fd)
+{
+  struct stat target, st;
+  int ns = open ("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+
+  if (fstat (fd, &target) < 0)
+    return true;
+  while (ns >= 0)
+    {
+      int parent;
+
+      if (fstat (ns, &st) == 0 && st.st_dev == target.st_dev && st.st_ino == target.st_ino)
+        {
+          close (ns);
+          return true;
+        }
+      /* EPERM past the namespaces we may see.  */
+      parent = ioctl (ns, NS_GET_PARENT);
+      close (ns);
+      ns = parent;
+    }
+  return false;
+}
+
+/* A container in the runtime's pid namespace sees the supervisor's processes, which run as
+   host root with the container's own uid where it has no user namespace, and may SIGSTOP or
+   SIGKILL them: a stop holds the deadline off until the next command looks, and the death of
+   both leaves only the init to the kill switch.  The operator may allow it (agentrt.conf).  */
+static int
+check_supervisor_pidns (const struct create_ctx *c, ar_error_t *err)
+{
+  const char *what = c->sb.platform != PLATFORM_NONE ? "its supervisor" : "its deadline's watchdog";
+  int join = c->ns.join_fd[SPEC_NS_PID];
+
+  if ((c->sb.platform == PLATFORM_NONE && c->sb.timeout_ms <= 0) || c->ns.new_ns[SPEC_NS_PID]
+      || c->op.supervised_without_pidns || (join >= 0 && !pidns_sees_runtime (join)))
+    return 0;
+  return ar_make_error (err, 0,
+                        "linux.namespaces: no pid namespace of the container's own, where it "
+                        "could stop or kill %s: add one, or allow it in agentrt.conf "
+                        "(supervised_without_pidns = allow)",
+                        what);
+}
+
 static int
 prepare_create (struct create_ctx *c, ar_error_t *err)
 {
@@ -331,7 +380,7 @@ prepare_create (struct create_ctx *c, ar_error_t *err)
       || sandbox_resolve (&c->spec->annotations, &f, &c->sb, err) < 0 || prepare_egress (c, err) < 0
       || prepare_policy (c, err) < 0
       || cgroup_resolve (c->spec, c->id, c->systemd_cgroup, &c->cg, err) < 0
-      || namespaces_plan (c->spec, &c->ns, err) < 0
+      || namespaces_plan (c->spec, &c->ns, err) < 0 || check_supervisor_pidns (c, err) < 0
       || sources_plan (c->spec, &c->ns, c->bundle, &c->sources, err) < 0)
     return -1;
   /* The operator's directory, kept between containers: made once, never removed.  */

@@ -111,10 +111,20 @@ set_audit_budget (struct operator_conf *c, const char *v, ar_error_t *err)
   return 0;
 }
 
+static int
+set_supervised_without_pidns (struct operator_conf *c, const char *v, ar_error_t *err)
+{
+  if (strcmp (v, "allow") != 0 && strcmp (v, "refuse") != 0)
+    return ar_make_error (err, 0, "supervised_without_pidns: `%s`: expected allow or refuse", v);
+  c->supervised_without_pidns = strcmp (v, "allow") == 0;
+  return 0;
+}
+
 static const struct operator_key operator_keys[] = {
   { "audit_dir", set_audit_dir },
   { "audit_budget", set_audit_budget },
   { "pod_annotations", set_pod_annotations },
+  { "supervised_without_pidns", set_supervised_without_pidns },
 };
 
 /* `line_of`: for each key, the line that set it (0: none yet).  */

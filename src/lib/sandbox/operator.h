@@ -18,6 +18,10 @@
      pod_annotations = K,…    operator-only annotation keys that config.json may nevertheless
                               use on this node (annotations.h); io.agentrt.audit then names a
                               file directly under audit_dir, nothing else
+     supervised_without_pidns = allow|refuse
+                              may a container with a supervisor or a deadline share the
+                              runtime's pid namespace, where it can see, stop and kill the
+                              supervisor's processes (default refuse)
 
    A key is a row of the table in operator.c and a member here.  */
 #ifndef AGENTRT_OPERATOR_H
@@ -35,6 +39,7 @@ struct operator_conf
   char *audit_dir;                 /* absolute, without a trailing '/'; NULL: ROOT/ID/audit.jsonl */
   char **pod_annotations;          /* NULL-terminated, or NULL: none */
   unsigned long long audit_budget; /* bytes; 0: the default (--audit-budget wins) */
+  bool supervised_without_pidns;   /* allowed: see the key above */
 };
 
 /* Read `path`, or (named false) the default, whose absence is no error.  */

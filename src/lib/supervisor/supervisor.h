@@ -26,7 +26,8 @@
    init (kernel/signal.c; seen on 6.18: the init lived on).  And a tracee cannot undo its
    trace, where the holder of such a pipe can disarm it (close, F_SETOWN, F_SETFL without
    O_ASYNC), so the policy needs no rule on close, dup or fcntl either.  A container without a
-   pid namespace of its own loses only its init so.
+   pid namespace of its own (refused, but where agentrt.conf allows it: it could signal the
+   supervisor) loses only its init so.
 
    Nobody is left then to record why, nor when both are stopped (then the container hangs at
    its next supervised call or signal, and no kernel notification tells anyone): the next
