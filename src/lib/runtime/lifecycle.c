@@ -724,23 +724,6 @@ limit_dirs (const struct cgroup *cg)
   return (struct vfiles_cgroup){ cg->memory, cg->cpu, cg->cpuset };
 }
 
-/* The supervisor is born in the container's CPU accounting, never in its freezer
-   (cgroup_run_accounted).  */
-struct sv_start_args
-{
-  struct supervisor_cfg *sc;
-  pid_t *pid, *worker;
-};
-
-static int
-sv_start_fn (void *data, int cgroup_fd, ar_error_t *err)
-{
-  struct sv_start_args *a = data;
-
-  a->sc->cgroup_fd = cgroup_fd;
-  return supervisor_start (a->sc, a->pid, a->worker, err);
-}
-
 /* The audit log's budget, per container (supervisor/audit_budget.h).  The log is on the host,
    by default under --root (/run/agentrt: a tmpfs, so memory), and no cgroup of the container
    pays for it.  64 MiB holds 100,000 to 300,000 records of an ordinary workload (an exec's is
@@ -784,9 +767,10 @@ start_supervisor (struct create_ctx *c, pid_t init, int listener, bool trace, ar
                                .canaries = c->eph.canaries,
                                .n_canaries = c->eph.n_canaries,
                                .journal_fd = c->journal_fd,
+                               /* The worker's CPU is the container's, never its freezer
+                                  (cgroup_run_accounted); the watchdog's is ours.  */
+                               .accounting = &c->cg,
                                .audit = audit_defaults };
-
-  struct sv_start_args a = { &sc, &c->sv_pid, &c->st->sv_worker };
 
   if (c->sb.audit_bytes)
     {
@@ -795,7 +779,7 @@ start_supervisor (struct create_ctx *c, pid_t init, int listener, bool trace, ar
     }
   /* Its user namespace's own limit caps the container's inotify instances (namespaces.c).  */
   sc.fsnotify_by_kernel = c->ns.new_ns[SPEC_NS_USER] && c->ns.userns_owner != 0;
-  if (cgroup_run_accounted (&c->cg, sv_start_fn, &a, err) < 0)
+  if (supervisor_start (&sc, &c->sv_pid, &c->st->sv_worker, err) < 0)
     return -1;
   c->st->sv_pid = c->sv_pid;
   c->st->sv_start = state_proc_start_time (c->sv_pid);

@@ -101,6 +101,9 @@ struct watchdog
   bool tracing; /* the init is our tracee (the kill switch, supervisor.h), not reaped yet */
   struct tracer_threads threads; /* its other threads we trace (tracer_cover_threads) */
   int dirfd;                     /* the state directory */
+  /* We have killed the container: on cgroup v2 the worker, in its cgroup, dies with it, and
+     that is no loss.  */
+  bool killed;
 };
 
 /* An alert that the container is killed, and why, for `state` too.  */
@@ -160,7 +163,7 @@ watchdog_stop (const struct watchdog *w, const struct signalfd_siginfo *si)
   bool ours = si->ssi_code == SI_QUEUE && si->ssi_int == STOP_COOKIE;
   bool running = !init_exited (w->init_pidfd);
 
-  /* Recorded, and the end marked, before the kill: on cgroup v2 the supervisor is inside the
+  /* Recorded, and the end marked, before the kill: on cgroup v2 the worker is inside the
      cgroup it kills.  Stopped by agentrt, whose command marks the end should the state outlive
      it (supervisor_mark_end): no write of ours in its wait.  */
   if (!ours)
@@ -211,7 +214,7 @@ arm_deadline (const struct supervisor_cfg *c, int *fd)
    every process of the container is killed: the init, its cgroups (which hold processes that
    left its pid namespace or forked away), and, with its own pid namespace, all of it.  */
 static void
-on_deadline (const struct watchdog *w, int *tfd)
+on_deadline (struct watchdog *w, int *tfd)
 {
   cleanup_free char *detail = NULL;
 
@@ -219,7 +222,8 @@ on_deadline (const struct watchdog *w, int *tfd)
   /* An init that has exited stopped by itself; what it left in the cgroups is killed anyway.  */
   if (init_exited (w->init_pidfd))
     {
-      (void) sv_mark_end (w->dirfd, "exit"); /* before the kill, which on v2 takes us along */
+      (void) sv_mark_end (w->dirfd, "exit"); /* before the kill, which on v2 takes the worker */
+      w->killed = true;
       sv_kill_container (w->c, w->init_pidfd);
       return;
     }
@@ -227,19 +231,21 @@ on_deadline (const struct watchdog *w, int *tfd)
       = xasprintf ("the deadline of %lld ms has passed: the container is killed", w->c->timeout_ms);
   sv_stop_reason (w->dirfd, "timeout");
   audit_record (w->dirfd, w->c->id, w->c->audit_path, "timeout", detail, "warn");
-  (void) sv_mark_end (w->dirfd, "timeout"); /* before the kill, which on v2 takes us along */
+  (void) sv_mark_end (w->dirfd, "timeout"); /* before the kill, which on v2 takes the worker */
+  w->killed = true;
   sv_kill_container (w->c, w->init_pidfd);
 }
 
 /* A thread of the init's process, traced, stopped at its exit with another thread left that
    the kill switch could not trace: killed before it goes on (fail closed).  */
 static void
-uncovered (const struct watchdog *w)
+uncovered (struct watchdog *w)
 {
   watchdog_alert (w, "supervisor-untraced",
                   "a thread of the init could not be traced for the kill switch: the container "
                   "is killed");
   (void) sv_mark_end (w->dirfd, "supervisor-untraced"); /* before the kill (cgroup v2) */
+  w->killed = true;
   sv_kill_container (w->c, w->init_pidfd);
 }
 
@@ -321,7 +327,7 @@ static void __attribute__ ((noreturn)) worker_stopped (const struct watchdog *w,
       = xasprintf ("the worker (pid %d) was stopped by signal %d: the container is killed",
                    (int) w->worker, WSTOPSIG (status));
 
-  /* Recorded, and the end marked, before the kill (on cgroup v2 it takes us along).  */
+  /* Recorded, and the end marked, before the kill (on cgroup v2 it takes the worker).  */
   watchdog_alert (w, "supervisor-stopped", detail);
   (void) sv_mark_end (w->dirfd, "supervisor-stopped");
   sv_kill_container (w->c, w->init_pidfd);
@@ -340,9 +346,9 @@ check_worker (const struct watchdog *w)
     return;
   if (WIFSTOPPED (status))
     worker_stopped (w, status);
-  if (WIFEXITED (status) && WEXITSTATUS (status) == 0)
+  if ((WIFEXITED (status) && WEXITSTATUS (status) == 0) || w->killed)
     watchdog_exit (w, EXIT_SUCCESS, "exit");
-  /* Recorded, and the end marked, before the kill (on cgroup v2 it takes us along).  */
+  /* Recorded, and the end marked, before the kill (on cgroup v2 it takes the worker).  */
   if (WIFEXITED (status) && WEXITSTATUS (status) == SUPERVISOR_EXIT_RECORDED)
     (void) sv_mark_end (w->dirfd, "recorded by the worker");
   else
@@ -395,6 +401,40 @@ setup_failed (int ready_fd, const char *what, ar_error_t *err)
   _exit (EXIT_FAILURE);
 }
 
+/* What the worker's fork needs (fork_worker).  */
+struct worker_fork
+{
+  const struct supervisor_cfg *c;
+  struct watchdog *w;
+  int ready_fd, tfd;
+  pid_t me; /* the watchdog */
+};
+
+/* Fork the worker, in the cgroup2 directory `into_fd` if >= 0 (called by
+   cgroup_run_accounted, with the calling thread in the v1 accounting cgroups for the fork).
+   The child never returns here: were it to, it would move itself back out.  w->worker is -1
+   on failure.  */
+static int
+fork_worker (void *data, int into_fd, ar_error_t *err)
+{
+  struct worker_fork *f = data;
+  pid_t pid = ar_clone (0, into_fd);
+
+  f->w->worker = pid;
+  if (pid < 0)
+    return ar_make_error (err, errno, "supervisor: fork the worker");
+  if (pid > 0)
+    return 0;
+  /* The watchdog's death is our SIGTERM (blocked: it arrives on the worker's signalfd).  */
+  (void) prctl (PR_SET_NAME, "agentrt-sv");
+  if (prctl (PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid () != f->me)
+    _exit (EXIT_FAILURE);
+  if (f->tfd >= 0)
+    close (f->tfd); /* the deadline is the watchdog's */
+  close (f->w->dirfd);
+  worker_main (f->c, f->ready_fd, f->w->init_pidfd);
+}
+
 static void __attribute__ ((noreturn)) watchdog_main (const struct supervisor_cfg *c, int ready_fd)
 {
   sigset_t set;
@@ -425,8 +465,7 @@ static void __attribute__ ((noreturn)) watchdog_main (const struct supervisor_cf
   if (arm_deadline (c, &tfd) < 0)
     setup_failed (ready_fd, "arm the deadline", &err);
   sfd = signalfd (-1, &set, SFD_CLOEXEC);
-  w.worker = c->notify_fd >= 0 || c->trace ? fork () : 0;
-  if (w.worker == 0 && c->notify_fd < 0 && !c->trace)
+  if (c->notify_fd < 0 && !c->trace)
     {
       /* The deadline alone (--platform none): nothing to serve, no worker.  */
       if (sfd < 0 || confine_supervisor (CONFINE_WATCHDOG, &err) < 0)
@@ -435,17 +474,19 @@ static void __attribute__ ((noreturn)) watchdog_main (const struct supervisor_cf
       close (ready_fd);
       watchdog_loop (&w, sfd, tfd);
     }
-  if (w.worker == 0)
-    {
-      /* The watchdog's death is our SIGTERM (blocked: it arrives on the worker's signalfd).  */
-      (void) prctl (PR_SET_NAME, "agentrt-sv");
-      if (prctl (PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid () != me)
-        _exit (EXIT_FAILURE);
-      if (tfd >= 0)
-        close (tfd); /* the deadline is the watchdog's */
-      close (w.dirfd);
-      worker_main (c, ready_fd, w.init_pidfd);
-    }
+  /* The worker, born in the container's CPU accounting (cgroup_run_accounted); the watchdog
+     stays out of it, so that a workload that uses all the CPU it is given never delays its own
+     deadline or the watchdog's other kills.  */
+  {
+    struct worker_fork f = { .c = c, .w = &w, .ready_fd = ready_fd, .tfd = tfd, .me = me };
+    int r;
+
+    w.worker = -1;
+    r = c->accounting ? cgroup_run_accounted (c->accounting, fork_worker, &f, &err)
+                      : fork_worker (&f, -1, &err);
+    if (r < 0)
+      setup_failed (ready_fd, "", &err);
+  }
   close (ready_fd);
   if (c->notify_fd >= 0)
     close (c->notify_fd); /* the worker's, not ours */
@@ -528,7 +569,7 @@ supervisor_start (const struct supervisor_cfg *c, pid_t *pid, pid_t *worker, ar_
 
   if (pipe2 (p, O_CLOEXEC) < 0)
     return ar_make_error (err, errno, "supervisor: pipe");
-  watchdog = ar_clone (0, c->cgroup_fd);
+  watchdog = ar_clone (0, -1);
   if (watchdog < 0)
     {
       close (p[0]);

@@ -42,6 +42,7 @@
 #include <sys/types.h>
 
 #include "agentrt/error.h"
+#include "cgroups/cgroup.h"
 #include "sandbox/egress.h"
 #include "policy/policy.h"
 #include "supervisor/audit_budget.h"
@@ -92,7 +93,9 @@ struct supervisor_cfg
   size_t n_canaries;
   int journal_fd; /* the container's journal (state/journal.h), where the watchdog records
                      itself before anything else, or -1 */
-  int cgroup_fd;  /* a cgroup2 directory to start in (cgroup_run_accounted), or -1 */
+  /* The container's cgroups, where the worker is born to be charged the CPU it spends for
+     the container (cgroup_run_accounted; the watchdog stays outside), or NULL.  */
+  const struct cgroup *accounting;
   /* The container's user namespace has an unprivileged owner and caps its inotify instances
      and fanotify groups (namespaces.c): the supervisor need not count them.  */
   bool fsnotify_by_kernel;
