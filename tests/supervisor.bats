@@ -543,6 +543,25 @@ orphan_test() {
   leaves_nothing
 }
 
+# The supervisor frees the parsed config.json once it is forked: with a 4 MiB one (a long
+# process.env) each of its processes held 15.6 MB, 2.4 MB with a small one.
+@test "supervisor: its processes do not keep a 4 MiB config.json (RSS under 6 MB each)" {
+  local p rss
+  update_config -c '.process.args = ["/bin/sleep", "1000"]
+    | .process.env += [range(39500) | "E\(.)=" + ("v" * 95)]'
+  [ "$(stat -c %s "$BUNDLE/config.json")" -gt $((3950 * 1024)) ]
+  agentrt_detached create -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  for p in $(watchdog_pid "$CID") $(worker_pid "$CID"); do
+    rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$p/status")
+    echo "supervisor process $p: VmRSS $rss kB" >&2
+    [ "$rss" -lt 6144 ]
+  done
+  agentrt delete --force "$CID"
+  [ "$status" -eq 0 ]
+  leaves_nothing
+}
+
 # supervisor.end tells a supervisor that ended with its container from one that was lost: a
 # command that looks after the first has ended must not take it for the second.
 @test "supervisor: a container that runs to its end leaves no supervisor-lost record, one whose supervisor is killed does" {

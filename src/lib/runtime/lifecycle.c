@@ -742,6 +742,20 @@ static const struct audit_limits audit_defaults = {
   .window_ms = 5000,
 };
 
+/* In the forked supervisor (supervisor_cfg.release_unneeded): config.json, as text and parsed,
+   which nothing the supervisor is given points into.  A 4 MiB config (process.env) kept both of
+   its processes at 15.6 MB RSS each, 2.4 MB without it.  */
+static void
+release_for_supervisor (void *arg)
+{
+  struct create_ctx *c = arg;
+
+  free (c->config_text);
+  c->config_text = NULL;
+  spec_free (c->spec);
+  c->spec = NULL;
+}
+
 static int
 start_supervisor (struct create_ctx *c, pid_t init, int listener, bool trace, ar_error_t *err)
 {
@@ -770,7 +784,9 @@ start_supervisor (struct create_ctx *c, pid_t init, int listener, bool trace, ar
                                /* The worker's CPU is the container's, never its freezer
                                   (cgroup_run_accounted); the watchdog's is ours.  */
                                .accounting = &c->cg,
-                               .audit = audit_defaults };
+                               .audit = audit_defaults,
+                               .release_unneeded = release_for_supervisor,
+                               .release_arg = c };
 
   if (c->sb.audit_bytes)
     {

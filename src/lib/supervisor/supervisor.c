@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -597,6 +598,13 @@ supervisor_start (const struct supervisor_cfg *c, pid_t *pid, pid_t *worker, ar_
       close (p[0]);
       if (setsid () < 0 || close_others (keep, ARRAY_SIZE (keep)) < 0)
         _exit (EXIT_FAILURE);
+      /* Freed, and the pages given back (freed chunks amid the heap are not, by free alone),
+         before the worker is forked: both would keep them for the container's life.  */
+      if (c->release_unneeded)
+        {
+          c->release_unneeded (c->release_arg);
+          (void) malloc_trim (0);
+        }
       watchdog_main (&mine, p[1]);
     }
   close (p[1]);

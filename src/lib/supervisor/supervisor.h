@@ -100,6 +100,11 @@ struct supervisor_cfg
      and fanotify groups (namespaces.c): the supervisor need not count them.  */
   bool fsnotify_by_kernel;
   struct audit_limits audit; /* the audit log's budget (audit_budget.h) */
+  /* Called in the forked supervisor before anything else: the caller frees there what its
+     supervisor does not need (the parsed config.json: ~13 MB for a 4 MiB one, kept for the
+     container's life), nothing this structure points to.  NULL: nothing.  */
+  void (*release_unneeded) (void *arg);
+  void *release_arg;
 };
 
 /* Fork the supervisor and wait until it serves (its control socket exists); *pid is the
