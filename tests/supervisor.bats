@@ -496,6 +496,23 @@ orphan_test() {
   leaves_nothing
 }
 
+# The kill switch traces each thread the init makes (a stop at each clone): a workload that
+# makes many runs to its end, its status returned (a traced thread the watchdog did not reap
+# would keep the init's exit from its parent for ever).
+@test "supervisor: a workload that makes 300 threads runs to its end under the kill switch, on every platform" {
+  local platform
+  update_config '.process.args = ["/bin/probe", "threads", "300"]'
+  for platform in seccomp ptrace; do
+    update_config --arg p "$platform" '.annotations["io.agentrt.platform"] = $p'
+    run -0 timeout 60 "$AGENTRT" --root "$ROOT/state" run -b "$BUNDLE" "$CID-$platform"
+    [ "$output" = "threads: 300 made, 300 joined" ]
+  done
+  update_config 'del(.annotations["io.agentrt.platform"])'
+  run -0 timeout 60 "$AGENTRT" --root "$ROOT/state" run --platform none --timeout 1h -b "$BUNDLE" "$CID-none"
+  [ "$output" = "threads: 300 made, 300 joined" ]
+  leaves_nothing
+}
+
 @test "supervisor: a workload whose main thread exited alone is running; killing both supervisor processes kills it" {
   orphan_test both
 }

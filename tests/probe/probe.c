@@ -14,6 +14,7 @@
      probe hold inotify|fanotify N
                            make up to N inotify instances (fanotify groups), print how many
                            and the errno that stopped them, then hold them until killed
+     probe threads N       start N threads at once, join them, print how many, exit 0
      probe orphan          start a thread that runs until killed, then end the main thread
                            alone (SYS_exit, not exit_group): the process lives on, its thread
                            group leader a zombie
@@ -1444,6 +1445,31 @@ orphan_thread (void *arg)
   return NULL;
 }
 
+static void *
+thread_noop (void *arg)
+{
+  return arg;
+}
+
+static int
+cmd_threads (long n)
+{
+  pthread_t *t = calloc ((size_t) n, sizeof *t);
+  long made = 0, joined = 0;
+
+  if (t == NULL)
+    return 1;
+  for (; made < n; made++)
+    if (pthread_create (&t[made], NULL, thread_noop, NULL) != 0)
+      break;
+  for (long i = 0; i < made; i++)
+    if (pthread_join (t[i], NULL) == 0)
+      joined++;
+  printf ("threads: %ld made, %ld joined\n", made, joined);
+  free (t);
+  return joined == n ? 0 : 1;
+}
+
 static int
 cmd_orphan (void)
 {
@@ -1478,7 +1504,9 @@ main (int argc, char **argv)
     return cmd_flood (argc, argv);
   if (argc == 2 && strcmp (argv[1], "orphan") == 0)
     return cmd_orphan ();
+  if (argc == 3 && strcmp (argv[1], "threads") == 0 && atol (argv[2]) > 0)
+    return cmd_threads (atol (argv[2]));
   fprintf (stderr, "usage: probe deny [--list] | emulate [OPTIONS] | mount DIR | loop N CALL | "
-                   "hold KIND N | flood N | orphan\n");
+                   "hold KIND N | flood N | threads N | orphan\n");
   return 2;
 }

@@ -93,7 +93,9 @@ role_checks (enum confine_role role)
   r = common_checks ();
   if (r)
     return r;
-  if (!cap_effective (CAP_SYS_PTRACE) || cap_effective (CAP_SETUID) != (role == CONFINE_BROKER))
+  if (role == CONFINE_WATCHDOG && cap_effective (CAP_SYS_PTRACE))
+    return 20;
+  if (role != CONFINE_WATCHDOG && !cap_effective (CAP_SYS_PTRACE))
     return 21;
   if (role == CONFINE_BROKER)
     {
@@ -107,18 +109,21 @@ role_checks (enum confine_role role)
   else if (!REFUSED (unshare (CLONE_FS), EPERM) || !REFUSED (chroot ("/"), EPERM))
     return 24;
   /* ptrace: the tracer's own requests (ESRCH: pid 0 is no tracee of ours), and of them the
-     watchdog's SEIZE, CONT and LISTEN (it seizes the init's threads and ends their stops, the
-     kill switch), refused to every other role; PTRACE_ATTACH, POKEDATA and a request with high
-     bits refused to all.  */
+     watchdog's CONT and LISTEN (it ends the stops of the init it traces, the kill switch),
+     and GETEVENTMSG the watchdog alone (the tracer's own filter leaves it out: it never asks),
+     refused to every other role; PTRACE_ATTACH, POKEDATA and a request with high bits refused
+     to all.  */
   if (!REFUSED (syscall (SYS_ptrace, PTRACE_CONT, 0, 0, 0),
                 role == CONFINE_WORKER || role == CONFINE_BROKER ? EPERM : ESRCH)
       || !REFUSED (syscall (SYS_ptrace, PTRACE_LISTEN, 0, 0, 0),
-                   role == CONFINE_WORKER || role == CONFINE_BROKER ? EPERM : ESRCH))
+                   role == CONFINE_WORKER || role == CONFINE_BROKER ? EPERM : ESRCH)
+      || !REFUSED (syscall (SYS_ptrace, PTRACE_GETEVENTMSG, 0, 0, 0),
+                   role == CONFINE_WATCHDOG ? ESRCH : EPERM))
     return 25;
   if (!REFUSED (syscall (SYS_ptrace, PTRACE_DETACH, 0, 0, 0),
                 role == CONFINE_TRACER ? ESRCH : EPERM)
       || !REFUSED (syscall (SYS_ptrace, PTRACE_SEIZE, 0, 0, 0),
-                   role == CONFINE_TRACER || role == CONFINE_WATCHDOG ? ESRCH : EPERM))
+                   role == CONFINE_TRACER ? ESRCH : EPERM))
     return 27;
   if (!REFUSED (syscall (SYS_ptrace, PTRACE_ATTACH, 0, 0, 0), EPERM)
       || !REFUSED (syscall (SYS_ptrace, PTRACE_POKEDATA, 0, 0, 0), EPERM)

@@ -29,12 +29,10 @@ kept (const cap_value_t *keep, int n, int c)
 static int
 drop_caps (enum confine_role role, ar_error_t *err)
 {
-  /* KILL for all.  PTRACE: the worker's pidfd_getfd, the watchdog's seizes of the init's
-     threads (non-dumpable, maybe in another user namespace: tracer_cover_threads).  The
-     broker, for the AF_UNIX connects it does in a thread that takes on the caller's root and fs
-     ids (handlers/egress.c): SETUID, SETGID and SYS_CHROOT.  */
+  /* The worker: pidfd_getfd (PTRACE), and, for the AF_UNIX connects it does in a thread that
+     takes on the caller's root and fs ids (handlers/egress.c), SETUID, SETGID and SYS_CHROOT.  */
   cap_value_t keep[] = { CAP_KILL, CAP_SYS_PTRACE, CAP_SETUID, CAP_SETGID, CAP_SYS_CHROOT };
-  int nkeep = role == CONFINE_BROKER ? 5 : 2;
+  int nkeep = role == CONFINE_BROKER ? 5 : role == CONFINE_WATCHDOG ? 1 : 2;
   cap_t caps;
   int last = caps_last_cap ();
 
@@ -180,10 +178,10 @@ static const unsigned tracer_requests[] = {
 #endif
 };
 
-/* The watchdog's, which holds the kill switch of the other platforms (supervisor.h): it ends
-   the stops of the init it traces (seized before it confined itself), and seizes the init's
-   other threads when a traced one exits (tracer_cover_threads).  */
-static const unsigned watchdog_requests[] = { PTRACE_SEIZE, PTRACE_CONT, PTRACE_LISTEN };
+/* The watchdog's, which holds the kill switch of the other platforms (supervisor.h): it only
+   ends the stops of the init it traces (seized before it confined itself) and of the threads
+   the init makes (traced from their birth, PTRACE_O_TRACECLONE: GETEVENTMSG names them).  */
+static const unsigned watchdog_requests[] = { PTRACE_CONT, PTRACE_LISTEN, PTRACE_GETEVENTMSG };
 
 /* ptrace for a role that traces: its requests (all 64 bits of them) allowed, the rest
    refused.  */

@@ -100,8 +100,12 @@ struct watchdog
   pid_t worker; /* 0: none (the deadline alone, --platform none) */
   int init_pidfd;
   bool tracing; /* the init is our tracee (the kill switch, supervisor.h), not reaped yet */
-  struct tracer_threads threads; /* its other threads we trace (tracer_cover_threads) */
-  int dirfd;                     /* the state directory */
+  struct
+  {
+    pid_t *tids;
+    size_t n;
+  } threads; /* the threads (and clone() children) it made, which we trace too */
+  int dirfd; /* the state directory */
   /* We have killed the container: on cgroup v2 the worker, in its cgroup, dies with it, and
      that is no loss.  */
   bool killed;
@@ -237,26 +241,18 @@ on_deadline (struct watchdog *w, int *tfd)
   sv_kill_container (w->c, w->init_pidfd);
 }
 
-/* A thread of the init's process, traced, stopped at its exit with another thread left that
-   the kill switch could not trace: killed before it goes on (fail closed).  */
-static void
-uncovered (struct watchdog *w)
-{
-  watchdog_alert (w, "supervisor-untraced",
-                  "a thread of the init could not be traced for the kill switch: the container "
-                  "is killed");
-  (void) sv_mark_end (w->dirfd, "supervisor-untraced"); /* before the kill (cgroup v2) */
-  w->killed = true;
-  sv_kill_container (w->c, w->init_pidfd);
-}
-
-/* A stop of a traced thread goes on as if nobody traced it, but at its exit the kill switch
-   first takes on the other threads of the init's process (tracer.h: tracer_cover_threads).  */
+/* A stop of a traced thread goes on as if nobody traced it; a thread it made is traced from its
+   birth (tracer_kill_switch_clone), and waited for from now on.  */
 static void
 traced_stop (struct watchdog *w, pid_t tid, int status)
 {
-  if (tracer_exit_stop (status) && tracer_cover_threads (w->c->init_pid, tid, &w->threads) < 0)
-    uncovered (w);
+  pid_t born = tracer_kill_switch_clone (tid, status);
+
+  if (born > 0)
+    {
+      w->threads.tids = xrealloc (w->threads.tids, (w->threads.n + 1) * sizeof (pid_t));
+      w->threads.tids[w->threads.n++] = born;
+    }
   tracer_pass_stop (tid, status);
 }
 
@@ -281,7 +277,8 @@ wait_traced (struct watchdog *w, pid_t tid)
 
 /* The traced threads' stops and exits.  The init's exit is reaped, which tells its parent (a
    traced process's parent hears of its exit after its tracer); the other threads' first: the
-   init's exit is not reported while a thread of its process, a zombie we trace, is left.  */
+   init's exit is not reported while a thread of its process, a zombie we trace, is left.  A
+   stop may name a new thread: the loop goes on until a pass finds nothing.  */
 static void
 drain_init (struct watchdog *w)
 {

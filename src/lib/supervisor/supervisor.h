@@ -15,10 +15,10 @@
 
    When both die at once, the kernel kills the container: the init is traced with
    PTRACE_O_EXITKILL, by the worker on the ptrace platform (tracer.h) and by the watchdog on the
-   others (the kill switch: EXITKILL and TRACEEXIT only, so the init stops for its signals,
-   which the watchdog passes on, ~10 µs each, and at its exit, where the watchdog seizes the
-   process's other threads: a main thread that exits alone must not take the switch with it,
-   tracer_cover_threads).  A tracer's death SIGKILLs its tracees with
+   others (the kill switch: EXITKILL and TRACECLONE only, so the init stops for its signals,
+   which the watchdog passes on, ~10 µs each, and when it makes a thread, which is traced too:
+   a main thread that exits alone must not take the switch with it, tracer.h).  A tracer's
+   death SIGKILLs its tracees with
    SEND_SIG_PRIV, which a pid namespace's init cannot ignore, and the namespace goes with its
    init.  A pipe whose read end has O_ASYNC, F_SETSIG = SIGKILL and the init as owner (SIGIO
    when the last writer closes) does not do: send_sigio's siginfo (POLL_IN) names no sender, so

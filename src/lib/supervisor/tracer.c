@@ -6,12 +6,8 @@
    kernel's seccomp selftests do it: the syscall number becomes -1 and the return register
    holds the answer (x86_64: orig_rax and rax; aarch64: NT_ARM_SYSTEM_CALL and x0).  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <stdio.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
@@ -38,10 +34,9 @@ tracer_seize (pid_t pid, ar_error_t *err)
   return 0;
 }
 
-/* PTRACE_O_TRACEEXIT: a traced thread stops as it starts to exit, while a SIGKILL still takes
-   its whole process (do_exit sets PF_EXITING after that stop), which is when its tracer
-   covers the others (tracer_cover_threads).  */
-#define KILL_SWITCH_OPTIONS (PTRACE_O_EXITKILL | PTRACE_O_TRACEEXIT)
+/* PTRACE_O_TRACECLONE: a thread (or a clone() child) the traced init makes is traced from its
+   birth, with the same options (tracer.h: tracer_kill_switch_clone).  */
+#define KILL_SWITCH_OPTIONS (PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE)
 
 int
 tracer_seize_kill_switch (pid_t pid, ar_error_t *err)
@@ -52,98 +47,15 @@ tracer_seize_kill_switch (pid_t pid, ar_error_t *err)
   return 0;
 }
 
-/* Is thread `tid` of process `tgid` there and not a zombie?  */
-static bool
-thread_live (pid_t tgid, pid_t tid)
+pid_t
+tracer_kill_switch_clone (pid_t pid, int status)
 {
-  char path[64], buf[512], st = 0, *p;
-  cleanup_close int fd = -1;
-  ssize_t n;
+  unsigned long tid = 0;
 
-  snprintf (path, sizeof path, "/proc/%d/task/%d/stat", (int) tgid, (int) tid);
-  fd = open (path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0 || (n = read (fd, buf, sizeof buf - 1)) <= 0)
-    return false;
-  buf[n] = '\0';
-  p = strrchr (buf, ')');
-  return p && sscanf (p + 1, " %c", &st) == 1 && st != 'Z' && st != 'X';
-}
-
-static bool
-has_tid (const struct tracer_threads *t, pid_t tid)
-{
-  for (size_t i = 0; i < t->n; i++)
-    if (t->tids[i] == tid)
-      return true;
-  return false;
-}
-
-/* One look at the threads of `tgid`: every live one not traced yet is seized.  *seen: a live
-   thread that was not traced before; false once every one is ours.  */
-static int
-cover_pass (pid_t tgid, pid_t exiting, struct tracer_threads *t, bool *seen)
-{
-  char path[32];
-  DIR *d;
-  struct dirent *e;
-  int ret = 0;
-
-  snprintf (path, sizeof path, "/proc/%d/task", (int) tgid);
-  d = opendir (path);
-  if (d == NULL)
-    return -1;
-  *seen = false;
-  while ((e = readdir (d)))
-    {
-      long long v;
-      pid_t tid;
-
-      if (!ar_parse_int64 (e->d_name, 1, INT_MAX, &v))
-        continue;
-      tid = (pid_t) v;
-      if (tid == exiting || has_tid (t, tid) || !thread_live (tgid, tid))
-        continue;
-      *seen = true;
-      if (ptrace (PTRACE_SEIZE, tid, 0, (void *) (uintptr_t) KILL_SWITCH_OPTIONS) == 0)
-        {
-          t->tids = xrealloc (t->tids, (t->n + 1) * sizeof *t->tids);
-          t->tids[t->n++] = tid;
-        }
-      else if (errno != ESRCH && thread_live (tgid, tid))
-        ret = -1; /* traced by another, or refused: not covered */
-    }
-  closedir (d);
-  return ret;
-}
-
-/* How many looks at a process's threads before its churn is taken for an escape.  A look
-   costs ~10 µs a thread.  */
-#define COVER_PASSES 256
-
-/* Why a fixed point, every live thread traced at one look, is enough: a thread made after that
-   look was made by one that was live then and traced, so not yet past its exit stop; it stops
-   there before it goes (a SIGKILL, the one way past that stop, takes the whole process), and
-   the next cover finds the new one.  A thread seized after its exit stop has passed ends
-   untraced-like, but is exiting: it makes no more threads.  */
-int
-tracer_cover_threads (pid_t tgid, pid_t exiting, struct tracer_threads *t)
-{
-  for (int i = 0; i < COVER_PASSES; i++)
-    {
-      bool seen;
-
-      if (cover_pass (tgid, exiting, t, &seen) < 0)
-        return -1;
-      if (!seen)
-        return 0;
-    }
-  return -1;
-}
-
-bool
-tracer_exit_stop (int status)
-{
-  return WIFSTOPPED (status) && (unsigned) status >> 16 == PTRACE_EVENT_EXIT;
+  if (!WIFSTOPPED (status) || (unsigned) status >> 16 != PTRACE_EVENT_CLONE
+      || ptrace (PTRACE_GETEVENTMSG, pid, 0, &tid) < 0)
+    return 0;
+  return (pid_t) tid;
 }
 
 /* Processes to let go at their next stop (tracer_release): PTRACE_DETACH wants a stopped

@@ -24,26 +24,17 @@
 /* Trace `pid`, and every process and thread it makes from now on.  */
 int tracer_seize (pid_t pid, ar_error_t *err);
 /* The kill switch of the other platforms (supervisor.h): trace `pid` with PTRACE_O_EXITKILL
-   and PTRACE_O_TRACEEXIT only, so that it stops for signals, group stops (tracer_pass_stop)
-   and its exit, and the kernel SIGKILLs it when the tracer dies.  */
+   and PTRACE_O_TRACECLONE only, so that it stops for signals and group stops
+   (tracer_pass_stop) and when it makes a thread, and the kernel SIGKILLs it, and each thread
+   it made, when the tracer dies.  Every thread: that SIGKILL goes to each tracee alone, and
+   takes its whole process with it only if that tracee has not exited; an init whose main
+   thread ends alone (SYS_exit, pthread_exit in main) would leave its other threads running.
+   Only threads made with CLONE_UNTRACED escape, which the policy denies (not with --platform
+   none, where a deadline is all the supervisor there is).  */
 int tracer_seize_kill_switch (pid_t pid, ar_error_t *err);
-/* The threads of the init's process that the kill switch traces besides the init.  */
-struct tracer_threads
-{
-  pid_t *tids;
-  size_t n;
-};
-/* A thread traced by the kill switch stopped at its exit (tracer_exit_stop), `exiting` of
-   process `tgid`: every other live thread of it is seized the same way before it goes on, so
-   that the kill switch holds while any thread of the process runs.  A SIGKILL to one live
-   thread takes the whole process, but the kernel's SIGKILL at the tracer's death goes to each
-   tracee alone, and one that has exited takes nobody with it: an init whose main thread ends
-   alone (SYS_exit, pthread_exit in main) would leave its other threads running, untraced.
-   -1: a live thread could not be traced (another tracer, or threads made faster than it can
-   follow): the caller kills the process (fail closed).  */
-int tracer_cover_threads (pid_t tgid, pid_t exiting, struct tracer_threads *t);
-/* Is this waitpid status a stop at the exit (PTRACE_EVENT_EXIT)?  */
-bool tracer_exit_stop (int status);
+/* The thread a kill-switch tracee made, if this waitpid status of `pid` is that stop
+   (PTRACE_EVENT_CLONE); else 0.  It is traced already; its first stop is its own.  */
+pid_t tracer_kill_switch_clone (pid_t pid, int status);
 /* End a stop that is not a seccomp stop as if nobody traced: a signal is passed on, a group
    stop kept (PTRACE_LISTEN: SIGCONT, not us, ends it), anything else resumed.  */
 void tracer_pass_stop (pid_t pid, int status);
