@@ -444,6 +444,141 @@ kill_supervisor_test() {
   leaves_nothing
 }
 
+# group_alive PID: a thread of PID's process is still live (the leader may be a zombie).
+group_alive() {
+  local t
+  for t in /proc/"$1"/task/*; do
+    proc_alive "$1/task/${t##*/}" && return 0
+  done
+  return 1
+}
+
+# orphan_started: the probe's main thread has exited alone and its other thread runs.
+orphan_started() {
+  local init=$1
+  [ "$(sed 's/^.*) //' "/proc/$init/stat" | cut -d' ' -f1)" = Z ] && group_alive "$init"
+}
+
+# orphan_test HOW [PLATFORM]: the workload's main thread exits alone (SYS_exit) and a thread of
+# it runs on.  That is a running container (state says so), and the kill reaches it all: HOW is
+# `both` (the supervisor's watchdog and worker SIGKILLed at once: the kernel's kill switch alone)
+# or `deadline` (the watchdog's kill at the deadline).
+orphan_test() {
+  local init flags=()
+  update_config '.process.args = ["/bin/probe", "orphan"]'
+  case ${2:-} in
+    ptrace) ptrace_platform ;;
+    # The watchdog alone, there for the deadline.
+    none) flags=(--platform none --timeout 1h) ;;
+  esac
+  if [ "$1" = deadline ]; then flags+=(--timeout 3s); fi
+  agentrt_detached run -d "${flags[@]}" -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  # From the state file: `state` may not tell (it did call such a container stopped).
+  init=$(jq -r .pid "$ROOT/state/$CID/state.json")
+  wait_for "the main thread's exit" orphan_started "$init"
+  agentrt state "$CID"
+  [ "$(jq -r .status <<<"$output")" = running ]
+  [ "$(jq -r .pid <<<"$output")" -eq "$init" ]
+  if [ "$1" = both ]; then
+    kill -KILL -- "-$(watchdog_pid "$CID")"
+  fi
+  wait_for "the container's end" eval "! group_alive $init"
+  agentrt state "$CID"
+  [ "$(jq -r .status <<<"$output")" = stopped ]
+  if [ "$1" = both ]; then
+    [ "$(jq -r '.annotations["io.agentrt.stop.reason"]' <<<"$output")" = supervisor-lost ]
+  else
+    [ "$(jq -r '.annotations["io.agentrt.stop.reason"]' <<<"$output")" = timeout ]
+  fi
+  agentrt delete "$CID"
+  [ "$status" -eq 0 ]
+  leaves_nothing
+}
+
+# The kill switch traces each thread the init makes (a stop at each clone): a workload that
+# makes many runs to its end, its status returned (a traced thread the watchdog did not reap
+# would keep the init's exit from its parent for ever).
+@test "supervisor: a workload that makes 300 threads runs to its end under the kill switch, on every platform" {
+  local platform
+  update_config '.process.args = ["/bin/probe", "threads", "300"]'
+  for platform in seccomp ptrace; do
+    update_config --arg p "$platform" '.annotations["io.agentrt.platform"] = $p'
+    run -0 timeout 60 "$AGENTRT" --root "$ROOT/state" run -b "$BUNDLE" "$CID-$platform"
+    [ "$output" = "threads: 300 made, 300 joined" ]
+  done
+  update_config 'del(.annotations["io.agentrt.platform"])'
+  run -0 timeout 60 "$AGENTRT" --root "$ROOT/state" run --platform none --timeout 1h -b "$BUNDLE" "$CID-none"
+  [ "$output" = "threads: 300 made, 300 joined" ]
+  leaves_nothing
+}
+
+@test "supervisor: a workload whose main thread exited alone is running; killing both supervisor processes kills it" {
+  orphan_test both
+}
+
+@test "supervisor [ptrace]: a workload whose main thread exited alone is running; killing both supervisor processes kills it" {
+  orphan_test both ptrace
+}
+
+@test "supervisor: a workload whose main thread exited alone dies at its deadline" {
+  orphan_test deadline
+}
+
+@test "supervisor: with --platform none, a workload whose main thread exited alone dies with its watchdog" {
+  orphan_test both none
+}
+
+# In the runtime's pid namespace the container sees the supervisor's processes and may stop or
+# kill them: refused where there is a supervisor or a deadline, unless agentrt.conf allows it.
+@test "supervisor: a container without a pid namespace of its own is refused with a supervisor or a deadline, unless agentrt.conf allows it" {
+  local msg="no pid namespace of the container's own, where it could stop or kill"
+  update_config '.linux.namespaces |= map(select(.type != "pid"))'
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"linux.namespaces: $msg its supervisor: add one, or allow it in agentrt.conf (supervised_without_pidns = allow)" ]]
+  [ "${#lines[@]}" -eq 1 ]
+  agentrt run --platform none --timeout 1h -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"$msg its deadline's watchdog:"* ]]
+  [ "$(state_dirs_left)" -eq 0 ]
+  # Joined, the runtime's own pid namespace is no better.
+  update_config '.linux.namespaces += [{type: "pid", path: "/proc/self/ns/pid"}]'
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"$msg its supervisor:"* ]]
+  [ "$(state_dirs_left)" -eq 0 ]
+  [ "$(cgroups_left)" = "" ]
+  # Nothing to see: no supervisor, no deadline.
+  update_config '.linux.namespaces |= map(select(.type != "pid"))'
+  agentrt run --platform none -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  # The operator's choice.
+  printf 'supervised_without_pidns = allow\n' >"$ROOT/agentrt.conf"
+  agentrt --config "$ROOT/agentrt.conf" run --timeout 1h -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  leaves_nothing
+}
+
+# The supervisor frees the parsed config.json once it is forked: with a 4 MiB one (a long
+# process.env) each of its processes held 15.6 MB, 2.4 MB with a small one.
+@test "supervisor: its processes do not keep a 4 MiB config.json (RSS under 6 MB each)" {
+  local p rss
+  update_config -c '.process.args = ["/bin/sleep", "1000"]
+    | .process.env += [range(39500) | "E\(.)=" + ("v" * 95)]'
+  [ "$(stat -c %s "$BUNDLE/config.json")" -gt $((3950 * 1024)) ]
+  agentrt_detached create -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  for p in $(watchdog_pid "$CID") $(worker_pid "$CID"); do
+    rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$p/status")
+    echo "supervisor process $p: VmRSS $rss kB" >&2
+    [ "$rss" -lt 6144 ]
+  done
+  agentrt delete --force "$CID"
+  [ "$status" -eq 0 ]
+  leaves_nothing
+}
+
 # supervisor.end tells a supervisor that ended with its container from one that was lost: a
 # command that looks after the first has ended must not take it for the second.
 @test "supervisor: a container that runs to its end leaves no supervisor-lost record, one whose supervisor is killed does" {

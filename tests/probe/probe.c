@@ -22,6 +22,10 @@
                            start PROCS processes holding FDS fds each, then time N
                            inotify_init1 calls (each closed at once); print the mean, the
                            worst and how many failed with EMFILE
+     probe threads N       start N threads at once, join them, print how many, exit 0
+     probe orphan          start a thread that runs until killed, then end the main thread
+                           alone (SYS_exit, not exit_group): the process lives on, its thread
+                           group leader a zombie
 
    Each check prints one line: `ok NAME`, `skip NAME` (not on this architecture) or
    `FAIL NAME: expected …, got RET/ERRNO`; the exit status is 0 only if no check failed.
@@ -67,6 +71,7 @@
 
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 
 #include <linux/bpf.h>
 #include <linux/io_uring.h>
@@ -1579,6 +1584,59 @@ cmd_fdscan (int argc, char **argv)
   return 0;
 }
 
+/* ---- orphan --------------------------------------------------------------------------- */
+
+static void *
+orphan_thread (void *arg)
+{
+  (void) arg;
+  printf ("orphan: thread %ld running\n", (long) syscall (SYS_gettid));
+  fflush (stdout);
+  for (;;)
+    pause ();
+  return NULL;
+}
+
+static void *
+thread_noop (void *arg)
+{
+  return arg;
+}
+
+static int
+cmd_threads (long n)
+{
+  pthread_t *t = calloc ((size_t) n, sizeof *t);
+  long made = 0, joined = 0;
+
+  if (t == NULL)
+    return 1;
+  for (; made < n; made++)
+    if (pthread_create (&t[made], NULL, thread_noop, NULL) != 0)
+      break;
+  for (long i = 0; i < made; i++)
+    if (pthread_join (t[i], NULL) == 0)
+      joined++;
+  printf ("threads: %ld made, %ld joined\n", made, joined);
+  free (t);
+  return joined == n ? 0 : 1;
+}
+
+static int
+cmd_orphan (void)
+{
+  pthread_t t;
+
+  if (pthread_create (&t, NULL, orphan_thread, NULL) != 0)
+    {
+      fprintf (stderr, "probe orphan: pthread_create failed\n");
+      return 1;
+    }
+  /* The main thread alone, as pthread_exit does once libc's cleanups have run.  */
+  for (;;)
+    syscall (SYS_exit, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1600,7 +1658,12 @@ main (int argc, char **argv)
     return cmd_flood (argc, argv);
   if (argc >= 2 && strcmp (argv[1], "watch") == 0)
     return cmd_watch (argc, argv);
+  if (argc == 2 && strcmp (argv[1], "orphan") == 0)
+    return cmd_orphan ();
+  if (argc == 3 && strcmp (argv[1], "threads") == 0 && atol (argv[2]) > 0)
+    return cmd_threads (atol (argv[2]));
   fprintf (stderr, "usage: probe deny [--list] | emulate [OPTIONS] | mount DIR | loop N CALL | "
-                   "hold KIND N | flood N | watch KIND N DIR\n");
+                   "hold KIND N | flood N | watch KIND N DIR | fdscan PROCS FDS N | threads N | "
+                   "orphan\n");
   return 2;
 }

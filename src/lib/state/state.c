@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -473,28 +474,73 @@ read_proc_stat (pid_t pid, char *state, unsigned long long *start)
   return 0;
 }
 
+/* The state of a live thread of the process whose leader `pid` is a zombie, 0 if none is.  A
+   leader that ended alone (SYS_exit, pthread_exit in main) shows 'Z' while its other threads
+   run on: the process, and the container whose init it is, is not over.  */
+static char
+live_thread_status (pid_t pid)
+{
+  char path[64], found = 0;
+  DIR *d;
+  struct dirent *e;
+
+  snprintf (path, sizeof path, "/proc/%d/task", (int) pid);
+  d = opendir (path);
+  if (d == NULL)
+    return 0;
+  while (found == 0 && (e = readdir (d)))
+    {
+      char st = 0, rel[32], buf[1024];
+      cleanup_close int fd = -1;
+      long long tid;
+      ssize_t n;
+      char *p;
+
+      if (!ar_parse_int64 (e->d_name, 1, INT_MAX, &tid) || tid == pid)
+        continue;
+      snprintf (rel, sizeof rel, "%lld/stat", tid);
+      fd = openat (dirfd (d), rel, O_RDONLY | O_CLOEXEC);
+      if (fd < 0 || (n = read (fd, buf, sizeof buf - 1)) <= 0)
+        continue;
+      buf[n] = '\0';
+      p = strrchr (buf, ')');
+      if (p && sscanf (p + 1, " %c", &st) == 1 && st != 'Z' && st != 'X')
+        found = st;
+    }
+  closedir (d);
+  return found;
+}
+
+/* The process's state letter, and its start time; 0 when it has exited, whole (a zombie not
+   reaped yet: runc calls it stopped too).  */
+static char
+proc_state (pid_t pid, unsigned long long *start)
+{
+  char st = 0;
+
+  *start = 0;
+  if (pid <= 0 || read_proc_stat (pid, &st, start) < 0)
+    return 0;
+  if (st == 'Z')
+    return live_thread_status (pid);
+  return st == 'X' ? 0 : st;
+}
+
 unsigned long long
 state_proc_start_time (pid_t pid)
 {
-  char st = 0;
-  unsigned long long start = 0;
+  unsigned long long start;
 
-  if (pid <= 0 || read_proc_stat (pid, &st, &start) < 0)
-    return 0;
-  if (st == 'Z' || st == 'X') /* exited, not reaped yet: runc calls it stopped too */
-    return 0;
-  return start;
+  return proc_state (pid, &start) ? start : 0;
 }
 
 char
 state_proc_status (pid_t pid, unsigned long long start)
 {
-  char st = 0;
-  unsigned long long t = 0;
+  unsigned long long t;
+  char st = proc_state (pid, &t);
 
-  if (pid <= 0 || read_proc_stat (pid, &st, &t) < 0 || t != start || st == 'Z' || st == 'X')
-    return 0;
-  return st;
+  return t == start ? st : 0;
 }
 
 void

@@ -86,7 +86,8 @@ int state_save (int dirfd, const struct state *s, ar_error_t *err);
 int state_load (int dirfd, const char *id, struct state **out, ar_error_t *err);
 /* Replace the stored status by what is true now (stopped when the process has gone).  */
 void state_refresh (struct state *s);
-/* Start time of a live process, 0 if it does not exist.  */
+/* Start time of a live process, 0 if it does not exist or has exited (every thread of it:
+   a zombie leader whose other threads run is live).  */
 unsigned long long state_proc_start_time (pid_t pid);
 /* The state letter of /proc/PID/stat ('R', 'S', 'T'…) of the process that started at `start`,
    0 if it does not exist (or has exited, or the pid is another process's now).  */
