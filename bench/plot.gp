@@ -32,6 +32,7 @@ set linetype 4 lc rgb "#55a868"   # agentrt (its default platform)
 set linetype 5 lc rgb "#a6d96a"   # agentrt --platform none
 set linetype 6 lc rgb "#8c8c8c"   # host
 set linetype 7 lc rgb "#8172b3"   # agentrt --platform ptrace (no bars for an agentrt without it)
+set linetype 8 lc rgb "#1b7837"   # agentrt --agent: the full agent sandbox (lifecycle, workloads)
 
 set multiplot layout 1,4 title subtitle." vs crun, runc and runsc (gVisor, ptrace): medians, log scale, lower is faster"
 
@@ -43,7 +44,8 @@ plot data index 0 using 3:xtic(2) title columnhead(3) lt 1, \
      ''   index 0 using 5 title columnhead(5) lt 3, \
      ''   index 0 using 6 title columnhead(6) lt 4, \
      ''   index 0 using 7 title columnhead(7) lt 5, \
-     ''   index 0 using 8 title columnhead(8) lt 7
+     ''   index 0 using 8 title columnhead(8) lt 7, \
+     ''   index 0 using 9 title columnhead(9) lt 8
 
 set title "system calls inside the container (sc-bench)"
 set ylabel "ns per call"
@@ -55,7 +57,7 @@ plot data index 1 using 3:xtic(2) title columnhead(3) lt 1, \
      ''   index 1 using 6 title columnhead(6) lt 4, \
      ''   index 1 using 7 title columnhead(7) lt 5, \
      ''   index 1 using 8 title columnhead(8) lt 7, \
-     ''   index 1 using 9 title columnhead(9) lt 6
+     ''   index 1 using 10 title columnhead(10) lt 6
 
 set title "seccomp notify round trip on the host (notify-rtt: getppid)"
 set ylabel "ns per call"
@@ -70,6 +72,7 @@ plot data index 3 using 3:xtic(2) title columnhead(3) lt 1, \
      ''   index 3 using 5 title columnhead(5) lt 3, \
      ''   index 3 using 6 title columnhead(6) lt 4, \
      ''   index 3 using 7 title columnhead(7) lt 5, \
-     ''   index 3 using 8 title columnhead(8) lt 7
+     ''   index 3 using 8 title columnhead(8) lt 7, \
+     ''   index 3 using 9 title columnhead(9) lt 8
 
 unset multiplot

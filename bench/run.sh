@@ -17,12 +17,13 @@
 # supervised calls are set against; default same-cpu-sync), BENCH_WL_WARMUP/BENCH_WL_RUNS (the
 # workloads' rounds, 1/9), BENCH_IDLE_N
 # (idle containers per peer for the footprint, 20), BENCH_SCALE_LOOPS/BENCH_SCALE_SECONDS (the
-# parallel create/start/delete loops, 4 for 10 s).
+# parallel create/start/delete loops, 4 for 10 s), BENCH_AGENT_OPTS (what agentrt's full agent
+# sandbox column adds to run and create), BENCH_PEERS (which peers; default all), BENCH_SECTIONS (which parts to run; default all:
+# lifecycle syscalls workloads footprint scale).
 #
-# What this changes on the host, and undoes: only if crun refuses the hybrid cgroup layout
-# because the cgroup2 mount holds hugetlb, it mounts hugetlb as its own v1 hierarchy on a new
-# directory /sys/fs/cgroup/hugetlb for the run, and the trap unmounts it and removes that
-# directory (only what it made).  Every container has a unique id and a private --root under a
+# What this changes on the host: nothing but its containers.  If crun refuses the hybrid cgroup
+# layout, the bench runs itself again in a mount namespace of its own (unshare --mount
+# --propagation private) and unmounts the cgroup2 mount there, not on the host.  Every container has a unique id and a private --root under a
 # temporary directory; everything is deleted at exit.  No sysctl is touched.
 set -euo pipefail
 
@@ -44,7 +45,20 @@ SC_BUDGET_MS=${SC_BUDGET_MS:-100}
 # agentrt three times: its default platform (seccomp, the supervisor), `--platform none` (no
 # supervisor; only when this agentrt has the flag) and `--platform ptrace` (the same policy
 # through ptrace stops; its column says "not built" for an agentrt that refuses it).
-PEERS=(crun runc runsc agentrt agentrt-none agentrt-ptrace)
+PEERS=(crun runc runsc agentrt agentrt-none agentrt-ptrace agentrt-agent)
+ALL_PEERS=("${PEERS[@]}")
+# BENCH_PEERS: only these of PEERS, in that order (to rerun some by hand; crun is the baseline).
+if [ -n "${BENCH_PEERS:-}" ]; then read -r -a PEERS <<<"$BENCH_PEERS"; fi
+# The full agent sandbox (issue 15): the agent profile (user and network namespaces, no
+# capabilities, cgroup limits, timeout), the egress broker, a size-limited ephemeral rootfs and
+# canaries, all on the same plain bundles the other peers run.  192.0.2.1 (TEST-NET-1) is never
+# dialed: the allowlist is only set up.  Its column has the lifecycle and workload rows only
+# (AGENT_ROWS); the system calls, footprint and scale are the default column's business.
+AGENT_OPTS=${BENCH_AGENT_OPTS:---agent --net-allow 192.0.2.1:443 --disk 64m --canary /root/.aws/credentials,/root/.ssh/id_ed25519}
+# The parts of the bench that run (BENCH_SECTIONS, to rerun some by hand: a part left out says
+# "not measured" in its rows).
+SECTIONS=" ${BENCH_SECTIONS:-lifecycle syscalls workloads footprint scale} "
+section() { [[ $SECTIONS == *" $1 "* ]]; } # NAME: whether that part runs
 PACKAGES=(crun runc runsc hyperfine gnuplot-nox jq busybox-static gcc libc6-dev iproute2
   util-linux golang-github-containers-common)
 # The OCI seccomp profile crun and runc also run the system-call tests with (Podman's, which
@@ -218,6 +232,8 @@ set_rt() {
   CR_OPTS[agentrt-none]=" --platform none"
   RT[agentrt-ptrace]="$AGENTRT --root $tmp/root-agentrt-ptrace"
   CR_OPTS[agentrt-ptrace]=" --platform ptrace"
+  RT[agentrt-agent]="$AGENTRT --root $tmp/root-agentrt-agent"
+  CR_OPTS[agentrt-agent]=" $AGENT_OPTS"
 }
 rt_run() { echo "${RT[$1]} run${CR_OPTS[$1]:-}"; }       # PEER: its `run` command, options and all
 rt_create() { echo "${RT[$1]} create${CR_OPTS[$1]:-}"; } # PEER: its `create`
@@ -256,7 +272,7 @@ if [ "${1:-}" = bundle ]; then
   exit 0
 fi
 [ $# -eq 0 ] || die "usage: $0 [bundle DIR]"
-[ "$(id -u)" -eq 0 ] || die "needs root (containers, and maybe the hugetlb mount)"
+[ "$(id -u)" -eq 0 ] || die "needs root (containers, and maybe a mount namespace of its own)"
 
 # ---------------------------------------------------------------------------------------------
 # Install what is missing, from Debian's packages.  A package that cannot be installed takes
@@ -284,47 +300,19 @@ TMP=$(mktemp -d /tmp/agentrt-bench.XXXXXX)
 chmod 0755 "$TMP"
 export BENCH_TMP=$TMP
 ID=ab$$ # every container id is $ID-PEER-PHASE: unique on this machine while we run
-MADE_HUGETLB_DIR=0
-MOUNTED_HUGETLB=0
 CGROUP_NOTE=""
+# Inside the mount namespace of its own that the bench runs itself again in when crun refuses
+# the booted hybrid layout (below): the cgroup2 mount goes from this namespace only, so that
+# every peer sees cgroup v1 alone.  Never outside such a namespace: that would be the host's.
+if [ "${BENCH_CGROUP_NS:-0}" = 1 ]; then
+  [ "$(readlink /proc/self/ns/mnt)" != "$(readlink /proc/1/ns/mnt)" ] ||
+    die "BENCH_CGROUP_NS=1 but not in a mount namespace of its own: not unmounting $CGROOT/unified"
+  umount "$CGROOT/unified" || die "could not unmount $CGROOT/unified in the bench's mount namespace"
+  CGROUP_NOTE="crun refuses the booted layout (\"${BENCH_CRUN_ERR:-hybrid}\"): the whole bench ran in a mount namespace of its own (\`unshare --mount --propagation private\`) without the cgroup2 mount at $CGROOT/unified, so every peer saw cgroup v1 only (cgroup2 holds only hugetlb here, which no bundle limits); the host's mounts were not touched"
+fi
 
-# The kernel gives hugetlb back to the cgroup2 mount when the v1 hierarchy dies, and it dies at
-# umount only if it has no child cgroup then, not even a dying one (a container's cgroup that a
-# peer removed a moment ago can still be dying): a hierarchy unmounted too early stays, unmounted
-# and invisible, holding hugetlb.  So: unmount, and if hugetlb does not come back, mount the
-# same hierarchy again, let the dying cgroups go, and unmount again.
-undo_hugetlb() {
-  local try
-  for try in 1 2 3 4 5 6; do
-    # Cgroups under our hierarchy go first: a peer's left behind, and any other runtime's
-    # (Podman puts its containers into every v1 hierarchy it finds, ours too, while we run).
-    # Only empty ones can go; one with processes keeps the hierarchy, and the log says so.
-    find "$CGROOT/hugetlb" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null
-    if find "$CGROOT/hugetlb" -mindepth 1 -type d | grep -q .; then
-      log "cgroups with processes in $CGROOT/hugetlb: $(find "$CGROOT/hugetlb" -mindepth 1 -type d | tr '\n' ' ')"
-    fi
-    if ! umount "$CGROOT/hugetlb"; then
-      log "could not unmount $CGROOT/hugetlb: undo it by hand"
-      return 1
-    fi
-    for _ in $(seq 20); do
-      if grep -qw hugetlb "$CGROOT/unified/cgroup.controllers"; then
-        log "unmounted $CGROOT/hugetlb; hugetlb is back in $CGROOT/unified (try $try)"
-        return 0
-      fi
-      sleep 0.25
-    done
-    mount -t cgroup -o hugetlb cgroup "$CGROOT/hugetlb" || break
-    sleep 1
-  done
-  log "hugetlb is not back in $CGROOT/unified: mount -t cgroup -o hugetlb cgroup DIR, then umount DIR"
-  return 1
-}
-
-cleanup() {
-  local rc=$? peer id q
-  trap - EXIT INT TERM
-  set +e
+remove_all() { # every container of this run, and the temporary directory
+  local peer id q
   for peer in "${PEERS[@]}"; do
     [ -n "${RT[$peer]:-}" ] || continue
     [ -d "$TMP/root-$peer" ] || continue
@@ -334,27 +322,22 @@ cleanup() {
       case $id in "$ID"-*) ${RT[$peer]} delete --force "$id" >/dev/null 2>&1 ;; esac
     done
   done
-  if [ "$MOUNTED_HUGETLB" = 1 ]; then
-    undo_hugetlb || rc=1
-  fi
-  # What another runtime wrote into the directory after the unmount (plain directories and
-  # files on the tmpfs: it thought them cgroups) goes with it; never anything under a mount.
-  if [ "$MADE_HUGETLB_DIR" = 1 ] && ! mountpoint -q "$CGROOT/hugetlb"; then
-    find "$CGROOT/hugetlb" -mindepth 1 -xdev -delete 2>/dev/null
-  fi
-  if [ "$MADE_HUGETLB_DIR" = 1 ]; then
-    rmdir "$CGROOT/hugetlb" || {
-      log "could not remove $CGROOT/hugetlb"
-      rc=1
-    }
-  fi
   rm -rf --one-file-system "$TMP"
+}
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  set +e
+  remove_all
   exit "$rc"
 }
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# Other work on the machine slows every peer alike only while they take turns: the load is
+# reported beside the figures (1-minute average, at the start and the end of the run).
+LOAD_START=$(cut -d' ' -f1 /proc/loadavg)
 log "building the bundles in $TMP/b"
 make_bundles "$TMP/b"
 B=$TMP/b
@@ -373,6 +356,9 @@ first_error() { # FILE: the runtime's message, one line, without its time and le
     tr '|' '/' | cut -c1-200
 }
 
+for peer in "${ALL_PEERS[@]}"; do # left out by BENCH_PEERS: not probed, not measured
+  [[ " ${PEERS[*]} " == *" $peer "* ]] || UNAVAIL[$peer]="not measured: not in BENCH_PEERS"
+done
 for peer in "${PEERS[@]}"; do
   bin=${RT[$peer]%% *}
   if ! command -v "$bin" >/dev/null; then
@@ -380,7 +366,7 @@ for peer in "${PEERS[@]}"; do
     continue
   fi
   case $peer in
-  agentrt | agentrt-none | agentrt-ptrace) VERSION[$peer]=$("$AGENTRT" --version | sed -n 1p | sed 's/ version//') ;;
+  agentrt | agentrt-none | agentrt-ptrace | agentrt-agent) VERSION[$peer]=$("$AGENTRT" --version | sed -n 1p | sed 's/ version//') ;;
   runsc) VERSION[$peer]="runsc $(runsc --version | sed -n 1p | awk '{print $3}')" ;;
   *) VERSION[$peer]=$($bin --version | sed -n 1p | sed 's/ version//') ;;
   esac
@@ -389,35 +375,31 @@ done
 # supervisor, and its default is what `--platform none` would be.  The help is read whole
 # first: `| grep -q` could stop reading, and agentrt's SIGPIPE would fail the pipe (pipefail).
 HAVE_PLATFORM=0
-if [ -z "${UNAVAIL[agentrt]:-}" ]; then
-  if grep -q -- --platform <<<"$("$AGENTRT" run --help 2>&1 || true)"; then
-    HAVE_PLATFORM=1
-  else
-    UNAVAIL[agentrt-none]="not available: this agentrt has no \`--platform\` (\`agentrt run --help\`), so no supervisor: its default column is \`--platform none\` behaviour"
-    UNAVAIL[agentrt-ptrace]="not available: this agentrt has no \`--platform\`"
-  fi
+if grep -q -- --platform <<<"$("$AGENTRT" run --help 2>&1 || true)"; then
+  HAVE_PLATFORM=1
+else
+  UNAVAIL[agentrt-none]="not available: this agentrt has no \`--platform\` (\`agentrt run --help\`), so no supervisor: its default column is \`--platform none\` behaviour"
+  UNAVAIL[agentrt-ptrace]="not available: this agentrt has no \`--platform\`"
 fi
 
 if [ -z "${UNAVAIL[crun]:-}" ] && ! probe crun; then
   err=$(first_error "$TMP/probe-crun.err")
-  controllers=$(cat "$CGROOT/unified/cgroup.controllers" 2>/dev/null || true)
-  if [ "${BENCH_HUGETLB_MOVE:-1}" = 0 ]; then
-    UNAVAIL[crun]="cannot run here: $err (the bench did not move hugetlb: BENCH_HUGETLB_MOVE=0)"
-  elif [[ $err == *hybrid* && $controllers == hugetlb && ! -e $CGROOT/hugetlb ]]; then
-    log "crun: \"$err\": moving hugetlb to its own v1 hierarchy for this run"
-    if mkdir "$CGROOT/hugetlb" 2>"$TMP/mount.err"; then
-      MADE_HUGETLB_DIR=1
-      if mount -t cgroup -o hugetlb cgroup "$CGROOT/hugetlb" 2>"$TMP/mount.err"; then
-        MOUNTED_HUGETLB=1
-        CGROUP_NOTE="crun refuses the booted layout (\"$err\"): the bench moved hugetlb to its own v1 hierarchy (\`mount -t cgroup -o hugetlb cgroup $CGROOT/hugetlb\`) for the whole run, every peer measured so, and undid it after"
-      fi
-    fi
-    if [ "$MOUNTED_HUGETLB" = 0 ]; then
-      UNAVAIL[crun]="cannot run here: $err; moving hugetlb to v1 failed: $(first_error "$TMP/mount.err")"
-      if [ "$MADE_HUGETLB_DIR" = 1 ]; then rmdir "$CGROOT/hugetlb" && MADE_HUGETLB_DIR=0; fi
-    elif ! probe crun; then
-      UNAVAIL[crun]="cannot run here: $(first_error "$TMP/probe-crun.err") (with hugetlb moved to v1)"
-    fi
+  # crun 1.8 refuses a hybrid layout whose cgroup2 mount holds a controller (hugetlb, here).
+  # Moving hugetlb to a v1 hierarchy of its own for the run changes the whole machine, and the
+  # other runtimes at work on it put their containers there (and then the move cannot be
+  # undone until they are gone); so the bench runs itself again in a mount namespace of its
+  # own, without the cgroup2 mount, and every peer is measured there.
+  if [ "${BENCH_CGROUP_NS:-0}" = 1 ]; then
+    UNAVAIL[crun]="cannot run here: $err (even without the cgroup2 mount)"
+  elif [ "${BENCH_HIDE_UNIFIED:-1}" = 0 ]; then
+    UNAVAIL[crun]="cannot run here: $err (the bench did not hide the cgroup2 mount: BENCH_HIDE_UNIFIED=0)"
+  elif [[ $err == *hybrid* ]] && mountpoint -q "$CGROOT/unified" && command -v unshare >/dev/null; then
+    log "crun: \"$err\": running the bench again in a mount namespace without $CGROOT/unified"
+    set +e
+    remove_all
+    trap - EXIT INT TERM
+    exec unshare --mount --propagation private env BENCH_CGROUP_NS=1 BENCH_CRUN_ERR="$err" \
+      bash "$BENCH_DIR/run.sh"
   else
     UNAVAIL[crun]="cannot run here: $err"
   fi
@@ -427,7 +409,7 @@ if [ -z "${UNAVAIL[runsc]:-}" ] && ! probe runsc; then
   set_rt "$TMP"
   probe runsc || UNAVAIL[runsc]="cannot run here: $(first_error "$TMP/probe-runsc.err")"
 fi
-for peer in runc agentrt agentrt-none agentrt-ptrace; do
+for peer in runc agentrt agentrt-none agentrt-ptrace agentrt-agent; do
   if [ -z "${UNAVAIL[$peer]:-}" ] && ! probe $peer; then
     err=$(first_error "$TMP/probe-$peer.err")
     # A platform an older agentrt refuses as not written yet is "not built".
@@ -439,7 +421,9 @@ for peer in runc agentrt agentrt-none agentrt-ptrace; do
   fi
 done
 NOTE[runsc]="gVisor, --platform=ptrace (/dev/kvm here is a PVM device), --network=none${RUNSC_EXTRA:+, --ignore-cgroups}"
-declare -A LABEL=([agentrt-none]="agentrt --platform none" [agentrt-ptrace]="agentrt --platform ptrace")
+declare -A LABEL=([agentrt-none]="agentrt --platform none" [agentrt-ptrace]="agentrt --platform ptrace"
+  [agentrt-agent]="agentrt --agent (the full agent sandbox)")
+NOTE[agentrt-agent]="\`run\` and \`create\` with \`$AGENT_OPTS\`: the agent profile (user and network namespaces, no capabilities, memory, CPU and pids limits, a timeout), the egress broker's allowlist, an ephemeral rootfs of that size with the canaries planted, and the supervisor; lifecycle and workload rows only"
 NOTE[agentrt-ptrace]="\`run\` and \`create\` with \`--platform ptrace\`: the supervisor through ptrace stops"
 if [ "$HAVE_PLATFORM" = 1 ]; then
   LABEL[agentrt]="agentrt (default: seccomp)"
@@ -449,7 +433,7 @@ else
   NOTE[agentrt]="only \`--platform none\` behaviour exists today: no supervisor yet, so no system call is supervised"
 fi
 NOTE[crun]=${CGROUP_NOTE:-"booted cgroup layout"}
-NOTE[runc]="booted cgroup layout${CGROUP_NOTE:+ (with hugetlb moved, see crun)}"
+NOTE[runc]="booted cgroup layout${CGROUP_NOTE:+ (without the cgroup2 mount, see crun)}"
 for peer in "${PEERS[@]}"; do
   [ -z "${UNAVAIL[$peer]:-}" ] || log "$peer: ${UNAVAIL[$peer]}"
 done
@@ -539,39 +523,44 @@ hf_rounds() { # PHASE WARMUP RUNS PEER...
 
 RUN_PEERS=() # the peers that run here
 for peer in "${PEERS[@]}"; do [ -n "${UNAVAIL[$peer]:-}" ] || RUN_PEERS+=("$peer"); done
-for phase in run create start delete; do
-  hf_rounds "$phase" "$WARMUP" "$RUNS" "${RUN_PEERS[@]}"
-done
-# A delete far slower than crun's may be waiting for something to wind down after the
-# container's process exited (runsc: its sandbox): time it again, 3 s after the exit.
-late=()
-for peer in "${RUN_PEERS[@]}"; do
-  if is_num "${VAL[$peer,delete]}" && awk -v v="${VAL[$peer,delete]}" 'BEGIN { exit !(v > 100) }'; then
-    late+=("$peer")
-  fi
-done
-[ ${#late[@]} -eq 0 ] || hf_rounds delete-late 0 3 "${late[@]}"
-for peer in "${late[@]}"; do
-  if is_num "${VAL[$peer,delete-late]}"; then
-    NOTE[$peer,delete]="deleting 3 s after /bin/true exited instead takes $(fmt "${VAL[$peer,delete-late]}") ms (median of 3): right after the exit, \`$peer delete\` waits for the rest of the container (runsc: its sandbox) to wind down"
-  fi
-done
-# exec goes into each peer's running sleep container, started before the rounds.
-exec_peers=()
-for peer in "${RUN_PEERS[@]}"; do
-  id=$(hf_id "$peer" exec)
-  if $(rt_create "$peer") --bundle "$B/sleep" "$id" </dev/null >/dev/null 2>"$TMP/exec-$peer.err" &&
-    ${RT[$peer]} start "$id" </dev/null >/dev/null 2>>"$TMP/exec-$peer.err"; then
-    exec_peers+=("$peer")
-  else
-    VAL[$peer,exec]="failed: $(first_error "$TMP/exec-$peer.err")"
-  fi
-done
-[ ${#exec_peers[@]} -eq 0 ] || hf_rounds exec "$WARMUP" "$RUNS" "${exec_peers[@]}"
-for peer in "${RUN_PEERS[@]}"; do
-  ${RT[$peer]} kill "$(hf_id "$peer" exec)" KILL >/dev/null 2>&1 || true
-  ${RT[$peer]} delete --force "$(hf_id "$peer" exec)" </dev/null >/dev/null 2>&1 || true
-done
+# The agent sandbox's column has the lifecycle and workload rows only.
+BASE_PEERS=()
+for peer in "${RUN_PEERS[@]}"; do [ "$peer" = agentrt-agent ] || BASE_PEERS+=("$peer"); done
+if section lifecycle; then
+  for phase in run create start delete; do
+    hf_rounds "$phase" "$WARMUP" "$RUNS" "${RUN_PEERS[@]}"
+  done
+  # A delete far slower than crun's may be waiting for something to wind down after the
+  # container's process exited (runsc: its sandbox): time it again, 3 s after the exit.
+  late=()
+  for peer in "${RUN_PEERS[@]}"; do
+    if is_num "${VAL[$peer,delete]}" && awk -v v="${VAL[$peer,delete]}" 'BEGIN { exit !(v > 100) }'; then
+      late+=("$peer")
+    fi
+  done
+  [ ${#late[@]} -eq 0 ] || hf_rounds delete-late 0 3 "${late[@]}"
+  for peer in "${late[@]}"; do
+    if is_num "${VAL[$peer,delete-late]}"; then
+      NOTE[$peer,delete]="deleting 3 s after /bin/true exited instead takes $(fmt "${VAL[$peer,delete-late]}") ms (median of 3): right after the exit, \`$peer delete\` waits for the rest of the container (runsc: its sandbox) to wind down"
+    fi
+  done
+  # exec goes into each peer's running sleep container, started before the rounds.
+  exec_peers=()
+  for peer in "${RUN_PEERS[@]}"; do
+    id=$(hf_id "$peer" exec)
+    if $(rt_create "$peer") --bundle "$B/sleep" "$id" </dev/null >/dev/null 2>"$TMP/exec-$peer.err" &&
+      ${RT[$peer]} start "$id" </dev/null >/dev/null 2>>"$TMP/exec-$peer.err"; then
+      exec_peers+=("$peer")
+    else
+      VAL[$peer,exec]="failed: $(first_error "$TMP/exec-$peer.err")"
+    fi
+  done
+  [ ${#exec_peers[@]} -eq 0 ] || hf_rounds exec "$WARMUP" "$RUNS" "${exec_peers[@]}"
+  for peer in "${RUN_PEERS[@]}"; do
+    ${RT[$peer]} kill "$(hf_id "$peer" exec)" KILL >/dev/null 2>&1 || true
+    ${RT[$peer]} delete --force "$(hf_id "$peer" exec)" </dev/null >/dev/null 2>&1 || true
+  done
+fi
 
 # ---------------------------------------------------------------------------------------------
 # System calls inside the container: sc-bench as the container's process, and on the host.
@@ -651,7 +640,7 @@ sc_once() { # PEER ROUND (PEER+prof: PEER with the OCI seccomp profile, bundle s
   fi
 }
 
-SC_PEERS=(host "${RUN_PEERS[@]}")
+SC_PEERS=(host "${BASE_PEERS[@]}")
 for peer in "${PROF_PEERS[@]}"; do
   if [ -e "$B/no-profile" ]; then
     for t in "${SC_TESTS[@]}"; do VAL[$peer,prof-$t]="not measured: $(cat "$B/no-profile")"; done
@@ -659,6 +648,7 @@ for peer in "${PROF_PEERS[@]}"; do
     SC_PEERS+=("$peer+prof")
   fi
 done
+section syscalls || SC_RUNS=0
 for round in $(seq "$SC_RUNS"); do
   log "sc-bench, round $round of $SC_RUNS"
   n=${#SC_PEERS[@]}
@@ -696,7 +686,7 @@ if [ -e "$B/no-debian" ]; then
   for w in "${WORKLOADS[@]}"; do
     for peer in "${PEERS[@]}"; do VAL[$peer,wl-$w]="not measured: $(cat "$B/no-debian")"; done
   done
-else
+elif section workloads; then
   for w in "${WORKLOADS[@]}"; do
     hf_rounds "wl-$w" "$WL_WARMUP" "$WL_RUNS" "${RUN_PEERS[@]}"
   done
@@ -815,8 +805,8 @@ footprint() { # PEER
   VAL[$peer,fp-pss]=$(awk -v s="$left" -v n="$n" 'BEGIN { printf "%.3f", s / n / 1024 }')
   FP_NOTE[$peer]=$(awk -v p="$nleft" -v n="$n" 'BEGIN { printf "%g", p / n }')
 }
-for peer in "${PEERS[@]}"; do
-  [ -z "${UNAVAIL[$peer]:-}" ] || continue
+for peer in "${BASE_PEERS[@]}"; do
+  section footprint || break
   footprint "$peer"
   is_num "${VAL[$peer,fp-pss]:-}" &&
     NOTE[$peer,fp-pss]="${FP_NOTE[$peer]} process(es) per container counted"
@@ -843,8 +833,8 @@ scale_loop() { # PEER LOOP DEADLINE_NS: prints how many containers it went throu
   done </dev/null >/dev/null 2>>"$TMP/scale-$peer.err"
   echo "$n $fail"
 }
-for peer in "${PEERS[@]}"; do
-  [ -z "${UNAVAIL[$peer]:-}" ] || continue
+for peer in "${BASE_PEERS[@]}"; do
+  section scale || break
   log "$peer: $SCALE_LOOPS create/start/delete loops for $SCALE_SECONDS s"
   t0=$(date +%s%N)
   for k in $(seq "$SCALE_LOOPS"); do
@@ -873,6 +863,14 @@ cell() { # PEER ROW
     esac
     return
   fi
+  case $peer,$row in
+  agentrt-agent,run | agentrt-agent,create | agentrt-agent,start | agentrt-agent,delete) ;;
+  agentrt-agent,exec | agentrt-agent,wl-*) ;;
+  agentrt-agent,*)
+    echo —
+    return
+    ;;
+  esac
   v=${VAL[$peer,$row]:-}
   if ! is_num "$v"; then
     echo "${v:-not measured}"
@@ -1096,12 +1094,32 @@ goals_table() {
   echo
 }
 
+# The goals of issue 15 item 5: the full agent sandbox against crun running the plain bundle.
+agent_goals_table() {
+  local r
+  echo "## Goals (issue 15: the full agent sandbox)"
+  echo
+  echo "agentrt with \`$AGENT_OPTS\` (the column \"${LABEL[agentrt-agent]}\") on the same"
+  echo "bundle crun runs plain; ratios of medians from the table below."
+  echo
+  echo "| goal | figure | verdict | from the rows |"
+  echo "|---|---|---|---|"
+  r=$(ratio_of agentrt-agent run crun || true)
+  goal_line "the agent sandbox's \`run\` of /bin/true ≤ 1.0× crun's plain \`run\`" "$r" le 1.0 "$(ratio_text "$r" "agentrt --agent" crun)" "run /bin/true"
+  r=$(ratio_of agentrt-agent wl-py-pass crun || true)
+  goal_line "the agent sandbox's \`run\` of python3 -c pass ≤ 1.0× crun's plain \`run\`" "$r" le 1.0 "$(ratio_text "$r" "agentrt --agent" crun)" "python3 -c pass"
+  r=$(ratio_of agentrt-agent exec crun || true)
+  goal_line "\`exec\` of /bin/true into a running agent sandbox ≤ 0.5× crun's \`exec\`" "$r" le 0.5 "$(ratio_text "$r" "agentrt --agent" crun)" "exec /bin/true into a running container"
+  echo
+}
+
 SC_CMD='`$RT run --bundle $B/sc ID` (×'"$SC_RUNS"'); host: `$B/rootfs/sc-bench -r 1 -t '"$SC_BUDGET_MS"
 RTT_CMD='host, in its turn of each round (×'"$SC_RUNS"'): `$B/rootfs/notify-rtt -r 1 -t '"$SC_BUDGET_MS"
 {
   echo "# agentrt benchmark results"
   echo
-  echo "$(date -u +%Y-%m-%d), $(uname -r), $(nproc) vCPUs, $(. /etc/os-release && echo "$PRETTY_NAME"); $(hyperfine --version)."
+  echo "$(date -u +%Y-%m-%d), $(uname -r), $(nproc) vCPUs, $(. /etc/os-release && echo "$PRETTY_NAME"); $(hyperfine --version);"
+  echo "load average (1 min) $LOAD_START at the start, $(cut -d' ' -f1 /proc/loadavg) at the end (other work on the machine)."
   echo "Medians, and in brackets the ratio to crun (lower is faster).  Lifecycle and real workloads, in"
   echo "ms: the peers take turns, round after round, so that a drift in the machine's speed falls on all"
   echo "alike; in each round every peer runs the row's command once, in an order rotated by one each"
@@ -1124,6 +1142,7 @@ RTT_CMD='host, in its turn of each round (×'"$SC_RUNS"'): `$B/rootfs/notify-rtt
   echo "the \`$RTT_BASE\` round trip."
   echo
   goals_table
+  agent_goals_table
   echo "## All figures"
   echo
   printf '| measurement | unit |'
@@ -1264,12 +1283,18 @@ if [ "$HAVE_PLATFORM" = 1 ]; then
 else
   subtitle="agentrt (--platform none behaviour: no supervisor yet)"
 fi
-gnuplot -e "data='$TMP/results.tsv'; out='$TMP/results.png'; subtitle='$subtitle'" "$BENCH_DIR/plot.gp" \
-  2>"$TMP/gnuplot.err" || {
-  cat "$TMP/gnuplot.err" >&2
-  die "gnuplot failed"
-}
 mkdir -p "$OUT_DIR"
-cp "$TMP/results.md" "$TMP/results.tsv" "$TMP/results.png" "$OUT_DIR/"
+if [ -n "${BENCH_SECTIONS:-}${BENCH_PEERS:-}" ]; then
+  log "a part of the bench only (BENCH_SECTIONS, BENCH_PEERS): no chart"
+  sed -i '/^!\[chart\](results.png)$/d' "$TMP/results.md"
+else
+  gnuplot -e "data='$TMP/results.tsv'; out='$TMP/results.png'; subtitle='$subtitle'" "$BENCH_DIR/plot.gp" \
+    2>"$TMP/gnuplot.err" || {
+    cat "$TMP/gnuplot.err" >&2
+    die "gnuplot failed"
+  }
+  cp "$TMP/results.png" "$OUT_DIR/"
+fi
+cp "$TMP/results.md" "$TMP/results.tsv" "$OUT_DIR/"
 cat "$TMP/results.md"
-log "wrote $OUT_DIR/results.md, results.tsv, results.png"
+log "wrote $OUT_DIR/results.md and results.tsv$([ -n "${BENCH_SECTIONS:-}${BENCH_PEERS:-}" ] || echo ", results.png")"

@@ -234,6 +234,16 @@ sleepers_of() { pgrep -f -- "sleep $1" | while read -r p; do proc_alive "$p" && 
   leaves_nothing
 }
 
+@test "agent: a memory limit of 0 in config.json (none, as in runc) gets the profile's 512m" {
+  sh_args 'true'
+  update_config '.linux.resources.memory = {"limit": 0}'
+  agentrt_detached create --agent -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ "$(jq -r .linux.resources.memory.limit "$ROOT/state/$CID/config.json")" -eq 536870912 ]
+  agentrt delete --force "$CID"
+  leaves_nothing
+}
+
 @test "agent: --pids is enforced: a fork past it fails" {
   sh_args 'for i in 1 2 3 4 5 6 7 8 9 10; do sleep 5 & done 2>&1; echo done'
   agentrt run --pids 4 -b "$BUNDLE" "$CID"

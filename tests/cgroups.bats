@@ -14,6 +14,12 @@ setup() {
 }
 
 teardown() {
+  local c
+  if [ -n "${OTHER_ROOT:-}" ]; then
+    for c in $("$AGENTRT" --root "$OTHER_ROOT" list -q 2>/dev/null); do
+      "$AGENTRT" --root "$OTHER_ROOT" delete --force "$c" || true
+    done
+  fi
   teardown_root
   local d
   for d in "${EXTRA_CGROUPS[@]}"; do rmdir "$d" 2>/dev/null || true; done
@@ -25,9 +31,10 @@ EXTRA_CGROUPS=()
 # set_sh SCRIPT: the container's process is /bin/sh -c SCRIPT.
 set_sh() { update_config --arg s "$1" '.process.args = ["/bin/sh", "-c", $s]'; }
 
-# start_container: create and start it detached; INIT is its host pid, CGROUPS its directories.
+# start_container [FLAG…]: create (with FLAGs) and start it detached; INIT is its host pid,
+# CGROUPS its directories.
 start_container() {
-  agentrt_detached create -b "$BUNDLE" "$CID"
+  agentrt_detached create "$@" -b "$BUNDLE" "$CID"
   [ "$status" -eq 0 ]
   agentrt start "$CID"
   [ "$status" -eq 0 ]
@@ -216,6 +223,26 @@ controller_of() {
   delete_and_check
 }
 
+@test "cgroups: memory limit 0 means unset, as in runc; a limit below 4m is refused, leaving nothing" {
+  # Written, 0 OOM-killed `agentrt run` itself as it entered the cgroup to start the init.
+  set_sh 'sleep 100'
+  update_config '.linux.resources.memory = {"limit": 0, "reservation": 0, "swap": 0}'
+  start_container
+  [ "$(cg_read memory.limit_in_bytes)" -gt 1099511627776 ]
+  delete_and_check
+  update_config '.process.args = ["/bin/echo", "hi"] | .linux.resources.memory = {"limit": 0}'
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ "$output" = hi ]
+  no_cgroups_left
+  update_config '.linux.resources.memory = {"limit": 262144}'
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [ "$output" = "agentrt: config.json: linux.resources.memory.limit: 262144 bytes is below 4m, the least a container can be started in (0 or -1: no limit)" ]
+  [ "$(state_dirs_left)" -eq 0 ]
+  [ -z "$(cgroups_left)" ]
+}
+
 @test "cgroups: cpuset cpus 0 pins the container to CPU 0 and nproc says 1" {
   set_sh 'exec 2>&1; nproc; grep Cpus_allowed_list /proc/self/status; echo end; exec sleep 1000'
   update_config '.linux.resources.cpu.cpus = "0"'
@@ -314,7 +341,8 @@ controller_of() {
   update_config '.linux.namespaces |= map(select(.type != "pid"))'
   # The subshell exits at once: its sleep is orphaned, outside init's tree.
   set_sh '(sleep 1001 &); exec sleep 1000'
-  start_container
+  # No supervisor: a container in the runtime's pid namespace may have none by default.
+  start_container --platform none
   local orphan="" p i
   for ((i = 0; i < 50; i++)); do
     for p in $(cat "$(cg pids.current)/cgroup.procs"); do
@@ -412,6 +440,81 @@ controller_of() {
   start_container
   [ "$(jq -r .cgroupDriver "$ROOT/state/$CID/state.json")" = cgroupfs ]
   [ "$(jq -r .systemdUnit "$ROOT/state/$CID/state.json")" = null ]
+  delete_and_check
+}
+
+# second_bundle NAME CGROUPSPATH: a copy of the bundle in $ROOT/NAME running sleep, in CGROUPSPATH.
+second_bundle() {
+  mkdir -p "$ROOT/$1"
+  ln -s "$BUNDLE/rootfs" "$ROOT/$1/rootfs"
+  jq --arg p "$2" '.linux.cgroupsPath = $p | .process.args = ["/bin/sleep", "1000"] | .root.path = "rootfs"' \
+    "$BUNDLE/config.json" >"$ROOT/$1/config.json"
+}
+
+@test "cgroups: create refuses a cgroupsPath inside, at or above another container's cgroup of the root" {
+  update_config --arg p "/agentrt-test-$CID/a" '.linux.cgroupsPath = $p | .process.args = ["/bin/sleep", "1000"]'
+  agentrt_detached create -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  mapfile -t CGROUPS < <(jq -r '.cgroupPaths[]' "$ROOT/state/$CID/state.json")
+  # Left only should the refusal fail (the first's delete removes its own leaf).
+  EXTRA_CGROUPS+=(/sys/fs/cgroup/*/agentrt-test-$CID/a/evil /sys/fs/cgroup/*/agentrt-test-$CID/a
+    /sys/fs/cgroup/*/agentrt-test-$CID)
+  # Inside: it would share the first's limits and keep its delete from removing its cgroup.
+  second_bundle in "/agentrt-test-$CID/a/evil"
+  agentrt_detached create -b "$ROOT/in" "$CID-in"
+  [ "$status" -ne 0 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" == *"is inside container \`$CID\`'s cgroup"* ]]
+  [ "$(ls -d /sys/fs/cgroup/*/agentrt-test-$CID/a/evil 2>/dev/null | wc -l)" -eq 0 ]
+  # Above: it would be frozen, killed and limited with the first.
+  second_bundle above "/agentrt-test-$CID"
+  agentrt_detached create -b "$ROOT/above" "$CID-above"
+  [ "$status" -ne 0 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" == *"holds container \`$CID\`'s cgroup"* ]]
+  [ "$(state_dirs_left)" -eq 1 ]
+  # The first is untouched: it starts, and its delete removes all of it.
+  agentrt start "$CID"
+  [ "$status" -eq 0 ]
+  agentrt delete --force "$CID"
+  [ "$status" -eq 0 ]
+  no_cgroups_left
+}
+
+@test "cgroups: of two creates side by side, one above the other's cgroupsPath, at most one succeeds" {
+  local i ok
+  second_bundle outer "/agentrt-test-$CID"
+  second_bundle inner "/agentrt-test-$CID/in"
+  EXTRA_CGROUPS+=(/sys/fs/cgroup/*/agentrt-test-$CID/in /sys/fs/cgroup/*/agentrt-test-$CID)
+  for i in 1 2 3 4 5; do
+    __agentrt create -b "$ROOT/outer" "$CID-o$i" </dev/null >>"$ROOT/stdio.log" 2>>"$ROOT/race.err" &
+    __agentrt create -b "$ROOT/inner" "$CID-i$i" </dev/null >>"$ROOT/stdio.log" 2>>"$ROOT/race.err" &
+    wait
+    ok=$(__agentrt list -q | wc -l)
+    echo "round $i: $ok created" >&2
+    [ "$ok" -le 1 ]
+    for c in $(__agentrt list -q); do __agentrt delete --force "$c"; done
+    rmdir /sys/fs/cgroup/*/agentrt-test-$CID/in /sys/fs/cgroup/*/agentrt-test-$CID 2>/dev/null || true
+  done
+  cat "$ROOT/race.err" >&2
+}
+
+@test "cgroups: create refuses a cgroupsPath inside a cgroup that holds processes (another root's container)" {
+  update_config --arg p "/agentrt-test-$CID" '.linux.cgroupsPath = $p | .process.args = ["/bin/sleep", "1000"]'
+  agentrt_detached create -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  mapfile -t CGROUPS < <(jq -r '.cgroupPaths[]' "$ROOT/state/$CID/state.json")
+  second_bundle in "/agentrt-test-$CID/evil"
+  EXTRA_CGROUPS+=(/sys/fs/cgroup/*/agentrt-test-$CID/evil)
+  OTHER_ROOT="$ROOT/other-root"
+  status=0
+  "$AGENTRT" --root "$OTHER_ROOT" create -b "$ROOT/in" "$CID-in" </dev/null >>"$ROOT/stdio.log" 2>"$ROOT/other.err" || status=$?
+  cat "$ROOT/other.err" >&2
+  [ "$status" -ne 0 ]
+  [ "$(wc -l <"$ROOT/other.err")" -eq 1 ]
+  grep -q "holds processes" "$ROOT/other.err"
+  [ "$(ls -d /sys/fs/cgroup/*/agentrt-test-$CID/evil 2>/dev/null | wc -l)" -eq 0 ]
+  [ "$(state_dirs_left "$ROOT/other-root")" -eq 0 ]
   delete_and_check
 }
 
@@ -568,10 +671,14 @@ sv_pids() {
 # proc_cgroup PID CONTROLLERS: PID's cgroup in the v1 hierarchy named CONTROLLERS.
 proc_cgroup() { awk -F: -v c="$2" '$2 == c { print $3 }' "/proc/$1/cgroup"; }
 
-@test "cgroups: the supervisor is in the container's cpu and cpuacct cgroups, not in its freezer, pids or memory" {
+# The worker is charged the CPU it spends for the container; the watchdog, which keeps the
+# deadline, is in none of the container's cgroups (a CPU-starved container must not delay its
+# own kill).
+@test "cgroups: the supervisor's worker is in the container's cpu and cpuacct cgroups, not in its freezer, pids or memory; the watchdog in none" {
   set_sh 'exec sleep 100'
   start_container
-  local p d mnt ctl joined=0
+  local p d mnt ctl joined=0 watchdog
+  watchdog=$(jq -r .supervisorPid "$ROOT/state/$CID/state.json")
   for p in $(sv_pids); do
     for d in "${CGROUPS[@]}"; do
       mnt=$(mount_of "$d")
@@ -579,11 +686,14 @@ proc_cgroup() { awk -F: -v c="$2" '$2 == c { print $3 }' "/proc/$1/cgroup"; }
       [ -n "$ctl" ] || continue # the cgroup2 mount of a hybrid machine: not joined
       echo "supervisor $p, $ctl: $(proc_cgroup "$p" "$ctl") (container: ${d#"$mnt"})" >&2
       case ",$ctl," in
-        *,freezer,* | *,pids,* | *,memory,* | *,devices,*)
-          [ "$(proc_cgroup "$p" "$ctl")" != "${d#"$mnt"}" ] ;;
         *,cpu,* | *,cpuacct,*)
-          [ "$(proc_cgroup "$p" "$ctl")" = "${d#"$mnt"}" ]
-          joined=$((joined + 1)) ;;
+          if [ "$p" = "$watchdog" ]; then
+            [ "$(proc_cgroup "$p" "$ctl")" != "${d#"$mnt"}" ]
+          else
+            [ "$(proc_cgroup "$p" "$ctl")" = "${d#"$mnt"}" ]
+            joined=$((joined + 1))
+          fi ;;
+        *) [ "$(proc_cgroup "$p" "$ctl")" != "${d#"$mnt"}" ] ;;
       esac
     done
   done

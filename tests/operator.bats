@@ -278,6 +278,47 @@ with_default_conf() {
   [ ! -e "$ROOT/other/target" ]
 }
 
+# refused_beside MESSAGE: create $CID with the config as it is fails with one line containing
+# MESSAGE, and leaves no state of $CID (other containers are running).
+refused_beside() {
+  agentrt_detached --config "$CONF" create -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" == *"$1"* ]]
+  [ ! -e "$ROOT/state/$CID" ]
+}
+
+@test "agentrt create [operator] io.agentrt.audit may not name a log another container writes, but within its pod" {
+  local dir="$ROOT/logs"
+  conf "audit_dir = $dir" "pod_annotations = io.agentrt.audit"
+  update_config '.process.args = ["/bin/sleep", "1000"]'
+  # A container of the operator's default: audit_dir/ID.jsonl.
+  agentrt_detached --config "$CONF" run -d -b "$BUNDLE" "$CID-a"
+  [ "$status" -eq 0 ]
+  annotate io.agentrt.audit "$dir/$CID-a.jsonl"
+  refused_beside "audit log \`$dir/$CID-a.jsonl\`: container \`$CID-a\` writes it; a container's audit log is its own"
+  # One a pod named: another pod may not name it, a container of the same pod may.
+  annotate io.kubernetes.cri.sandbox-id pod1
+  annotate io.agentrt.audit "$dir/pod1.jsonl"
+  agentrt_detached --config "$CONF" run -d -b "$BUNDLE" "$CID-b"
+  [ "$status" -eq 0 ]
+  annotate io.kubernetes.cri.sandbox-id pod2
+  refused_beside "audit log \`$dir/pod1.jsonl\`: container \`$CID-b\` writes it"
+  annotate io.kubernetes.cri.sandbox-id pod1
+  agentrt_detached --config "$CONF" run -d -b "$BUNDLE" "$CID-c"
+  [ "$status" -eq 0 ]
+  [ "$(jq -r .auditLog "$ROOT/state/$CID-c/state.json")" = "$dir/pod1.jsonl" ]
+  # Deleted, the name is free again (the log is kept, as audit_dir's logs are).
+  agentrt delete --force "$CID-a"
+  [ "$status" -eq 0 ]
+  annotate io.kubernetes.cri.sandbox-id pod3
+  annotate io.agentrt.audit "$dir/$CID-a.jsonl"
+  agentrt_detached --config "$CONF" run -d -b "$BUNDLE" "$CID-d"
+  [ "$status" -eq 0 ]
+  for c in b c d; do agentrt delete --force "$CID-$c"; done
+  leaves_nothing
+}
+
 @test "agentrt exec [operator] exec checks the stored annotations against agentrt.conf as it is now" {
   conf "pod_annotations = io.agentrt.policy.ptrace"
   annotate io.agentrt.policy.ptrace allow
@@ -298,10 +339,14 @@ with_default_conf() {
 @test "agentrt create [operator] io.agentrt.net.allow may not name this host's own addresses; the flag and pod_annotations may" {
   local addr
   # A name is no address: the sandbox's resolver drops an answer naming the host's own
-  # (tests/egress_dns.bats, rebinding).
-  for addr in 127.0.0.1:80 "[::1]:80" 0.0.0.0:80 169.254.169.254:80; do
+  # (tests/egress_dns.bats, rebinding).  v4-mapped forms are their IPv4 addresses; a cloud's
+  # metadata service outside link-local (Alibaba's, Azure's WireServer, AWS's over IPv6) is the
+  # host's too.
+  for addr in 127.0.0.1:80 "[::1]:80" 0.0.0.0:80 169.254.169.254:80 \
+    "[::ffff:127.0.0.1]:80" "[::ffff:169.254.169.254]:80" "[::ffff:7f00:2]:80" \
+    100.100.100.200:80 168.63.129.16:80 "[fd00:ec2::254]:80" "[::ffff:100.100.100.200]:80"; do
     refused io.agentrt.net.allow "$addr" \
-      "is an address of this host (loopback, link-local or one of its interfaces), which the broker would reach from the host's network: that is the operator's to allow (--net-allow, or pod_annotations = io.agentrt.net.allow in agentrt.conf)"
+      "is an address of this host (loopback, link-local, a cloud's metadata service or one of its interfaces), which the broker would reach from the host's network: that is the operator's to allow (--net-allow, or pod_annotations = io.agentrt.net.allow in agentrt.conf)"
   done
   # An address of one of the host's interfaces, other than loopback.
   addr=$(ip -o -4 addr show scope global | awk '{ sub("/.*", "", $4); print $4; exit }')

@@ -88,3 +88,40 @@ teardown() { teardown_root; }
   [ "$status" -eq 0 ]
   [ "$output" = "c1" ]
 }
+
+@test "agentrt refuses a --root reached through a directory others may write" {
+  mkdir -m 0777 "$ROOT/open"
+  chmod 0777 "$ROOT/open"
+  run "$AGENTRT" --root "$ROOT/open/state" list
+  [ "$status" -eq 1 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" == *"\`$ROOT/open\` is writable by group or others"* ]]
+  [ ! -e "$ROOT/open/state" ]
+}
+
+@test "agentrt refuses a --root through a symlink that is not root's" {
+  mkdir "$ROOT/real"
+  ln -s "$ROOT/real" "$ROOT/link"
+  chown -h nobody "$ROOT/link"
+  run "$AGENTRT" --root "$ROOT/link/state" list
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"\`$ROOT/link\` is a symlink of uid"* ]]
+  # root's own symlink is followed as before
+  ln -s "$ROOT/real" "$ROOT/rootlink"
+  run "$AGENTRT" --root "$ROOT/rootlink/state" list -q
+  [ "$status" -eq 0 ]
+}
+
+@test "agentrt delete --force ignores a journal that is not the runtime's own file" {
+  local cg=/sys/fs/cgroup/pids/agentrt-test-$CID
+  [ -d /sys/fs/cgroup/pids ] || skip "no v1 pids hierarchy"
+  mkdir "$cg"
+  mkdir -m 0700 "$ROOT/state/c1"
+  printf '\ncgroup %s\n' "$cg" >"$ROOT/state/c1/journal"
+  chown nobody "$ROOT/state/c1/journal"
+  agentrt delete --force c1
+  local kept=0
+  [ -d "$cg" ] && kept=1
+  rmdir "$cg" 2>/dev/null || true
+  [ "$kept" -eq 1 ]
+}

@@ -141,7 +141,7 @@ vm_ran() {
   guest_test v2 "pause resume"
 }
 
-@test "systemd VM v2: the supervisor is in the scope's child cgroup agentrt-supervisor (Delegate=yes)" {
+@test "systemd VM v2: the supervisor's worker is in the scope's child cgroup agentrt-supervisor (Delegate=yes), its watchdog outside the unit" {
   guest_test v2 "supervisor cgroup"
 }
 
@@ -221,7 +221,7 @@ vm_ran() {
   guest_test hybrid "pause resume"
 }
 
-@test "systemd VM hybrid: the supervisor is in the scope's cpu,cpuacct cgroup, not its freezer" {
+@test "systemd VM hybrid: the supervisor's worker is in the scope's cpu,cpuacct cgroup, not its freezer; its watchdog outside the unit" {
   guest_test hybrid "supervisor cgroup"
 }
 

@@ -18,6 +18,14 @@
                            make N files in a new directory under DIR, add an inotify watch
                            (fanotify inode mark) on each, print how many were added and the
                            errno that stopped them, then hold them until killed
+     probe fdscan PROCS FDS N
+                           start PROCS processes holding FDS fds each, then time N
+                           inotify_init1 calls (each closed at once); print the mean, the
+                           worst and how many failed with EMFILE
+     probe threads N       start N threads at once, join them, print how many, exit 0
+     probe orphan          start a thread that runs until killed, then end the main thread
+                           alone (SYS_exit, not exit_group): the process lives on, its thread
+                           group leader a zombie
 
    Each check prints one line: `ok NAME`, `skip NAME` (not on this architecture) or
    `FAIL NAME: expected …, got RET/ERRNO`; the exit status is 0 only if no check failed.
@@ -63,6 +71,7 @@
 
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 
 #include <linux/bpf.h>
 #include <linux/io_uring.h>
@@ -1497,6 +1506,137 @@ cmd_watch (int argc, char **argv)
     pause ();
 }
 
+/* ---- fdscan --------------------------------------------------------------------------- */
+
+static double
+now_ms (void)
+{
+  struct timespec t;
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return (double) t.tv_sec * 1e3 + (double) t.tv_nsec / 1e6;
+}
+
+/* P processes holding FDS fds each (the supervisor's count of inotify instances reads every fd
+   table of the container), then N inotify_init1 calls, each timed and closed.  */
+static int
+cmd_fdscan (int argc, char **argv)
+{
+  long procs, fds, n, ok = 0, emfile = 0, other = 0;
+  double worst = 0, total = 0;
+  int ready[2];
+  pid_t kids[1024];
+
+  if (argc != 5 || atol (argv[2]) > 1024)
+    {
+      fprintf (stderr, "usage: probe fdscan PROCS(<=1024) FDS N\n");
+      return 2;
+    }
+  procs = atol (argv[2]);
+  fds = atol (argv[3]);
+  n = atol (argv[4]);
+  if (pipe (ready) < 0)
+    return 1;
+  for (long p = 0; p < procs; p++)
+    if ((kids[p] = fork ()) == 0)
+      {
+        for (long i = 0; i < fds; i++)
+          if (dup (0) < 0)
+            {
+              fprintf (stderr, "fdscan: dup: %s\n", strerror (errno));
+              _exit (1);
+            }
+        (void) !write (ready[1], "x", 1);
+        for (;;)
+          pause ();
+      }
+  for (long p = 0; p < procs; p++)
+    {
+      char c;
+      if (read (ready[0], &c, 1) != 1)
+        return 1;
+    }
+  for (long i = 0; i < n; i++)
+    {
+      double t0 = now_ms (), dt;
+      long fd = syscall (SYS_inotify_init1, 0L);
+      dt = now_ms () - t0;
+      total += dt;
+      if (dt > worst)
+        worst = dt;
+      if (fd >= 0)
+        {
+          ok++;
+          close ((int) fd);
+        }
+      else if (errno == EMFILE)
+        emfile++;
+      else
+        other++;
+    }
+  printf ("fdscan: %ld procs x %ld fds: %ld calls, mean %.1f ms, max %.1f ms, ok %ld, EMFILE %ld, "
+          "other %ld\n",
+          procs, fds, n, total / (double) n, worst, ok, emfile, other);
+  fflush (stdout);
+  for (long p = 0; p < procs; p++)
+    kill (kids[p], SIGKILL);
+  while (wait (NULL) > 0)
+    ;
+  return 0;
+}
+
+/* ---- orphan --------------------------------------------------------------------------- */
+
+static void *
+orphan_thread (void *arg)
+{
+  (void) arg;
+  printf ("orphan: thread %ld running\n", (long) syscall (SYS_gettid));
+  fflush (stdout);
+  for (;;)
+    pause ();
+  return NULL;
+}
+
+static void *
+thread_noop (void *arg)
+{
+  return arg;
+}
+
+static int
+cmd_threads (long n)
+{
+  pthread_t *t = calloc ((size_t) n, sizeof *t);
+  long made = 0, joined = 0;
+
+  if (t == NULL)
+    return 1;
+  for (; made < n; made++)
+    if (pthread_create (&t[made], NULL, thread_noop, NULL) != 0)
+      break;
+  for (long i = 0; i < made; i++)
+    if (pthread_join (t[i], NULL) == 0)
+      joined++;
+  printf ("threads: %ld made, %ld joined\n", made, joined);
+  free (t);
+  return joined == n ? 0 : 1;
+}
+
+static int
+cmd_orphan (void)
+{
+  pthread_t t;
+
+  if (pthread_create (&t, NULL, orphan_thread, NULL) != 0)
+    {
+      fprintf (stderr, "probe orphan: pthread_create failed\n");
+      return 1;
+    }
+  /* The main thread alone, as pthread_exit does once libc's cleanups have run.  */
+  for (;;)
+    syscall (SYS_exit, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1512,11 +1652,18 @@ main (int argc, char **argv)
     return cmd_loop (argc, argv);
   if (argc >= 2 && strcmp (argv[1], "hold") == 0)
     return cmd_hold (argc, argv);
+  if (argc >= 2 && strcmp (argv[1], "fdscan") == 0)
+    return cmd_fdscan (argc, argv);
   if (argc >= 2 && strcmp (argv[1], "flood") == 0)
     return cmd_flood (argc, argv);
   if (argc >= 2 && strcmp (argv[1], "watch") == 0)
     return cmd_watch (argc, argv);
+  if (argc == 2 && strcmp (argv[1], "orphan") == 0)
+    return cmd_orphan ();
+  if (argc == 3 && strcmp (argv[1], "threads") == 0 && atol (argv[2]) > 0)
+    return cmd_threads (atol (argv[2]));
   fprintf (stderr, "usage: probe deny [--list] | emulate [OPTIONS] | mount DIR | loop N CALL | "
-                   "hold KIND N | flood N | watch KIND N DIR\n");
+                   "hold KIND N | flood N | watch KIND N DIR | fdscan PROCS FDS N | threads N | "
+                   "orphan\n");
   return 2;
 }

@@ -110,12 +110,15 @@ role_checks (enum confine_role role)
     return 24;
   /* ptrace: the tracer's own requests (ESRCH: pid 0 is no tracee of ours), and of them the
      watchdog's CONT and LISTEN (it ends the stops of the init it traces, the kill switch),
+     and GETEVENTMSG the watchdog alone (the tracer's own filter leaves it out: it never asks),
      refused to every other role; PTRACE_ATTACH, POKEDATA and a request with high bits refused
      to all.  */
   if (!REFUSED (syscall (SYS_ptrace, PTRACE_CONT, 0, 0, 0),
                 role == CONFINE_WORKER || role == CONFINE_BROKER ? EPERM : ESRCH)
       || !REFUSED (syscall (SYS_ptrace, PTRACE_LISTEN, 0, 0, 0),
-                   role == CONFINE_WORKER || role == CONFINE_BROKER ? EPERM : ESRCH))
+                   role == CONFINE_WORKER || role == CONFINE_BROKER ? EPERM : ESRCH)
+      || !REFUSED (syscall (SYS_ptrace, PTRACE_GETEVENTMSG, 0, 0, 0),
+                   role == CONFINE_WATCHDOG ? ESRCH : EPERM))
     return 25;
   if (!REFUSED (syscall (SYS_ptrace, PTRACE_DETACH, 0, 0, 0),
                 role == CONFINE_TRACER ? ESRCH : EPERM)

@@ -351,7 +351,10 @@ test_answer_forbidden (void)
   CHECK (forbidden (AF_INET6, "::ffff:169.254.169.254"));
   CHECK (!forbidden (AF_INET, "127.0.0.1") && !forbidden (AF_INET6, "::1"));
   CHECK (!forbidden (AF_INET6, "::ffff:127.0.0.53") && !forbidden (AF_INET, "8.8.8.8"));
-  CHECK (!forbidden (AF_INET6, "fd00:ec2::253") && !forbidden (AF_INET, "169.253.1.1"));
+  /* The clouds' services outside link-local (netpolicy_address_metadata): AWS's IPv6 DNS too.  */
+  CHECK (forbidden (AF_INET6, "fd00:ec2::253") && forbidden (AF_INET, "100.100.100.200"));
+  CHECK (forbidden (AF_INET, "168.63.129.16") && forbidden (AF_INET6, "::ffff:100.100.100.200"));
+  CHECK (!forbidden (AF_INET6, "fd00:ec2::252") && !forbidden (AF_INET, "169.253.1.1"));
   return 0;
 }
 
@@ -359,9 +362,19 @@ static int
 test_special (void)
 {
   struct netpolicy p;
-  static const char *const host[] = { "127.0.0.1:80", "0.0.0.0/0:443",  "169.254.169.254:80",
-                                      "[::1]:80",     "[fe80::/10]:80", "128.0.0.0/1:80",
-                                      "[::/0]:80",    "0.0.0.0:80",     "[::ffff:127.0.0.2]:80" };
+  static const char *const host[] = { "127.0.0.1:80",
+                                      "0.0.0.0/0:443",
+                                      "169.254.169.254:80",
+                                      "[::1]:80",
+                                      "[fe80::/10]:80",
+                                      "128.0.0.0/1:80",
+                                      "[::/0]:80",
+                                      "0.0.0.0:80",
+                                      "[::ffff:127.0.0.2]:80",
+                                      "100.100.100.200:80",
+                                      "[fd00:ec2::254]:443",
+                                      "100.64.0.0/10:80",
+                                      "[::ffff:168.63.129.16]:80" };
   static const char *const fine[] = { "8.8.8.8:53", "10.0.0.0/8:80", "[2001:db8::/32]:80",
                                       "223.255.255.0/24:80", "pypi.org:443" };
 
@@ -371,6 +384,10 @@ test_special (void)
   CHECK (special (AF_INET6, "::1") && special (AF_INET6, "fe80::1")
          && special (AF_INET6, "ff02::1"));
   CHECK (special (AF_INET6, "::ffff:127.0.0.1") && special (AF_INET6, "::ffff:169.254.1.1"));
+  CHECK (special (AF_INET, "100.100.100.200") && special (AF_INET, "168.63.129.16"));
+  CHECK (special (AF_INET6, "fd00:ec2::254") && special (AF_INET6, "fd00:ec2::253"));
+  CHECK (special (AF_INET6, "::ffff:100.100.100.200"));
+  CHECK (!special (AF_INET, "100.100.100.201") && !special (AF_INET6, "fd00:ec2::1"));
   CHECK (!special (AF_INET, "8.8.8.8") && !special (AF_INET, "10.0.0.1"));
   CHECK (!special (AF_INET, "169.253.1.1") && !special (AF_INET, "223.255.255.255"));
   CHECK (!special (AF_INET6, "2001:db8::1") && !special (AF_INET6, "fec0::1"));

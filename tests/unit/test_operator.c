@@ -79,6 +79,15 @@ test_parse_good (void)
   operator_release (&c);
   CHECK (parse_is ("dns_host_answers = drop\n", NULL, &c) && !c.dns_host_answers);
   operator_release (&c);
+  CHECK (parse_is ("audit_budget = 16m\n", NULL, &c));
+  CHECK (!c.supervised_without_pidns);
+  operator_release (&c);
+  CHECK (parse_is ("supervised_without_pidns = allow\n", NULL, &c));
+  CHECK (c.supervised_without_pidns);
+  operator_release (&c);
+  CHECK (parse_is ("supervised_without_pidns = refuse\n", NULL, &c));
+  CHECK (!c.supervised_without_pidns);
+  operator_release (&c);
   return 0;
 }
 
@@ -120,6 +129,9 @@ test_parse_errors (void)
                    &c));
   CHECK (parse_is ("pod_annotations = io.agentrt.platform,,io.agentrt.audit\n",
                    "agentrt.conf:1: pod_annotations: an empty item", &c));
+  CHECK (parse_is ("supervised_without_pidns = yes\n",
+                   "agentrt.conf:1: supervised_without_pidns: `yes`: expected allow or refuse",
+                   &c));
   CHECK (parse_is ("audit_budget = 63k\n",
                    "agentrt.conf:1: audit_budget: `63k`: expected a size of at least 64k (such as "
                    "64m)",

@@ -4,11 +4,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -246,6 +248,66 @@ test_refresh (void)
   return 0;
 }
 
+static void *
+pause_forever (void *arg)
+{
+  (void) arg;
+  for (;;)
+    pause ();
+  return NULL;
+}
+
+/* Is `pid`'s thread group leader a zombie?  */
+static bool
+leader_zombie (pid_t pid)
+{
+  cleanup_free char *path = xasprintf ("/proc/%d/stat", (int) pid);
+  cleanup_free char *text = NULL;
+  char *p;
+
+  if (ar_read_file (path, 4096, &text, NULL, NULL) < 0 || (p = strrchr (text, ')')) == NULL)
+    return false;
+  return p[1] == ' ' && p[2] == 'Z';
+}
+
+/* A process whose main thread has exited alone (SYS_exit) while another runs is live: its
+   leader's /proc/PID/stat says Z, but the process, a container's init, is not over.  */
+static int
+test_refresh_zombie_leader (void)
+{
+  cleanup_state struct state *s = NULL;
+  unsigned long long start;
+  bool zombie, live, running;
+  char st;
+  pid_t child = fork ();
+
+  CHECK (child >= 0);
+  if (child == 0)
+    {
+      pthread_t t;
+      if (pthread_create (&t, NULL, pause_forever, NULL) != 0)
+        _exit (1);
+      for (;;)
+        syscall (SYS_exit, 0);
+    }
+  start = state_proc_start_time (child);
+  for (int i = 0; i < 500 && !leader_zombie (child); i++)
+    usleep (10000);
+  zombie = leader_zombie (child);
+  live = start > 0 && state_proc_start_time (child) == start;
+  st = state_proc_status (child, start);
+  s = make_state ("z", child, start, STATE_RUNNING);
+  state_refresh (s);
+  running = s->status == STATE_RUNNING;
+  /* Gone before any check fails: its thread would hold our stdout.  */
+  kill (child, SIGKILL);
+  CHECK (waitpid (child, NULL, 0) == child);
+  CHECK (zombie && live && st == 'S' && running);
+  state_refresh (s);
+  CHECK (s->status == STATE_STOPPED);
+  return 0;
+}
+
 static int
 test_lock_excludes (void)
 {
@@ -466,6 +528,7 @@ main (void)
   RUN_TEST (test_rewrite_file);
   RUN_TEST (test_oci_json);
   RUN_TEST (test_refresh);
+  RUN_TEST (test_refresh_zombie_leader);
   RUN_TEST (test_lock_excludes);
   RUN_TEST (test_list_sorted);
   RUN_TEST (test_api_state_and_delete);

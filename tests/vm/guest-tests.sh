@@ -66,6 +66,12 @@ svpids() {
   w=$(sed -n 's/.*"supervisorPid":\([0-9]*\).*/\1/p' "$ROOT/$CID/state.json")
   echo "$w $(cat "/proc/$w/task/$w/children" 2>/dev/null)"
 }
+# svworker: the worker alone, the one of them charged to the container.
+svworker() {
+  w=$(sed -n 's/.*"supervisorPid":\([0-9]*\).*/\1/p' "$ROOT/$CID/state.json")
+  # The file ends its list with a space.
+  for k in $(cat "/proc/$w/task/$w/children" 2>/dev/null); do echo "$k"; done
+}
 in_cgroup() { grep -qx "0::$2" "/proc/$1/cgroup"; }
 gone() { [ ! -e "/proc/$1" ] || grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
 nprocs() { wc -l <"$1/cgroup.procs"; }
@@ -286,20 +292,22 @@ t_ps() {
   done
 }
 
-# The supervisor is charged to the container's CPU: it lives in the child agentrt-supervisor of
-# the container's cgroup (no controller is delegated to children, so the container may hold
-# processes itself), under the container's cpu.max.  A workload capped at a quarter of a CPU
-# that calls uname (supervised) in a loop: the child's cpu.stat shows the supervisor's work, the
-# container's (which includes it) stays near the cap, and ps does not list the supervisor.
+# The supervisor's worker is charged to the container's CPU: it lives in the child
+# agentrt-supervisor of the container's cgroup (no controller is delegated to children, so the
+# container may hold processes itself), under the container's cpu.max; the watchdog, which keeps
+# the deadline, is outside.  A workload capped at a quarter of a CPU that calls uname
+# (supervised) in a loop: the child's cpu.stat shows the worker's work, the container's (which
+# includes it) stays near the cap, and ps does not list the supervisor.
 t_supervisor_cgroup() {
   bundle 'exec /bin/probe loop 1000000000 uname' '"cpu": {"quota": 25000, "period": 100000}' ||
     return 1
   start || return 1
   cg=$(cgdir)
   sv=$(svpids)
-  for p in $sv; do
-    in_cgroup "$p" "/agentrt/$CID/agentrt-supervisor" || fail "supervisor $p: $(cat "/proc/$p/cgroup")" || return 1
-  done
+  wk=$(svworker)
+  [ -n "$wk" ] || fail "no worker" || return 1
+  in_cgroup "$wk" "/agentrt/$CID/agentrt-supervisor" || fail "worker $wk: $(cat "/proc/$wk/cgroup")" || return 1
+  ! grep -q "/agentrt/$CID" "/proc/${sv%% *}/cgroup" || fail "watchdog: $(cat "/proc/${sv%% *}/cgroup")" || return 1
   [ -z "$(cat "$cg/cgroup.subtree_control")" ] || fail "subtree_control: $(cat "$cg/cgroup.subtree_control")" || return 1
   sleep 1
   u0=$(events "$cg/cpu.stat" usage_usec)
@@ -338,9 +346,8 @@ t_supervisor_pause() {
   sleep 1
   [ "$(counter)" = "$c1" ] || fail "the counter advanced while paused" || return 1
   ar resume "$CID" || fail "resume failed" || return 1
-  for p in $sv; do
-    in_cgroup "$p" "/agentrt/$CID/agentrt-supervisor" || fail "resumed: supervisor $p in $(cat "/proc/$p/cgroup")" || return 1
-  done
+  wk=$(svworker)
+  in_cgroup "$wk" "/agentrt/$CID/agentrt-supervisor" || fail "resumed: worker $wk in $(cat "/proc/$wk/cgroup")" || return 1
   [ "$(ar exec "$CID" uname -s)" = Linux ] || fail "uname after resume"
 }
 
@@ -360,7 +367,7 @@ t_supervisor_kill_all() {
   [ ! -e "$cg" ] || fail "$cg is left"
 }
 
-# The deadline: the supervisor records it, then kills the container's cgroup, itself included
+# The deadline: the watchdog records it, then kills the container's cgroup, the worker included
 # (it is in it): the record is there, and no alert.
 t_supervisor_deadline() {
   bundle 'exec sleep 1000' || return 1

@@ -274,8 +274,9 @@ t_pause() {
   expect status "$(ar state "$CID" | jq -r .status)" paused || return 1
   if [ "$LAYOUT" = v2 ]; then
     expect "cgroup.events frozen" "$(sed -n 's/^frozen //p' "$CG/system.slice/$unit/cgroup.events")" 1 || return 1
-    sv=$(st .supervisorPid)
-    grep -q "agentrt-supervisor" "/proc/$sv/cgroup" && fail "the supervisor is frozen with it" && return 1
+    sv=$(worker "$(st .supervisorPid)")
+    [ -n "$sv" ] || fail "no supervisor worker" || return 1
+    grep -q "agentrt-supervisor" "/proc/$sv/cgroup" && fail "the supervisor's worker is frozen with it" && return 1
   else
     expect freezer.state "$(cat "/sys/fs/cgroup/freezer/system.slice/$unit/freezer.state")" FROZEN || return 1
   fi
@@ -286,23 +287,34 @@ t_pause() {
   wait_until 100 counter_above "$((c + 2))" || fail "it does not count after resume"
 }
 
-# The supervisor is charged to the container: v2 in the scope's child agentrt-supervisor
-# (Delegate=yes makes that subtree agentrt's), v1 in its cpu,cpuacct cgroup and not its freezer.
+# worker PID: the supervisor's worker, the watchdog's one child (the file ends with a space).
+worker() {
+  local k
+  for k in $(cat "/proc/$1/task/$1/children" 2>/dev/null); do echo "$k"; done
+}
+
+# The supervisor's worker is charged to the container: v2 in the scope's child
+# agentrt-supervisor (Delegate=yes makes that subtree agentrt's), v1 in its cpu,cpuacct cgroup
+# and not its freezer.  The watchdog, which keeps the deadline, is in none of the unit's cgroups.
 t_supervisor() {
-  local unit sv
+  local unit sv wk
   bundle sleep 1000 || return 1
   ar --systemd-cgroup create -b "$B" "$CID" || fail "create failed" || return 1
   unit=agentrt-$CID.scope
   sv=$(st .supervisorPid)
   [ "$sv" != null ] && [ "$sv" -gt 0 ] || fail "no supervisor" || return 1
-  cat "/proc/$sv/cgroup"
+  wk=$(worker "$sv")
+  [ -n "$wk" ] || fail "no worker" || return 1
+  echo "watchdog $sv: $(tr '\n' ' ' <"/proc/$sv/cgroup")"
+  echo "worker $wk: $(tr '\n' ' ' <"/proc/$wk/cgroup")"
+  grep -q "/system.slice/$unit" "/proc/$sv/cgroup" && fail "the watchdog is in the unit's cgroups" && return 1
   if [ "$LAYOUT" = v2 ]; then
-    in_cgroup "$sv" "" "/system.slice/$unit/agentrt-supervisor" || fail "supervisor not in the scope's child" || return 1
+    in_cgroup "$wk" "" "/system.slice/$unit/agentrt-supervisor" || fail "worker not in the scope's child" || return 1
   else
-    in_cgroup "$sv" "cpu,cpuacct" "/system.slice/$unit" || fail "supervisor not in the scope's cpu,cpuacct" || return 1
-    in_cgroup "$sv" "freezer" "/system.slice/$unit" && fail "supervisor in the container's freezer" && return 1
+    in_cgroup "$wk" "cpu,cpuacct" "/system.slice/$unit" || fail "worker not in the scope's cpu,cpuacct" || return 1
+    in_cgroup "$wk" "freezer" "/system.slice/$unit" && fail "worker in the container's freezer" && return 1
   fi
-  ar ps "$CID" | grep -qw "$sv" && fail "ps lists the supervisor" && return 1
+  ar ps "$CID" | grep -qw -e "$sv" -e "$wk" && fail "ps lists the supervisor" && return 1
   return 0
 }
 

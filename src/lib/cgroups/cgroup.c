@@ -369,6 +369,82 @@ own_dir (const struct cgroup *cg, size_t i)
   return cg->unit == NULL || cg->by_systemd == NULL || !cg->by_systemd[i];
 }
 
+enum cgroup_relation
+cgroup_relation (const char *a, const char *b)
+{
+  size_t la = strlen (a), lb = strlen (b);
+
+  if (strcmp (a, b) == 0)
+    return CGROUP_SAME;
+  if (la > lb && strncmp (a, b, lb) == 0 && a[lb] == '/')
+    return CGROUP_INSIDE;
+  if (lb > la && strncmp (a, b, la) == 0 && b[la] == '/')
+    return CGROUP_ABOVE;
+  return CGROUP_APART;
+}
+
+/* Does DIR list a process in cgroup.procs?  One byte is enough to know; a directory that does
+   not exist (yet) holds none.  */
+static bool
+holds_processes (const char *dir)
+{
+  cleanup_free char *path = xasprintf ("%s/cgroup.procs", dir);
+  cleanup_close int fd = open (path, O_RDONLY | O_CLOEXEC);
+  char c;
+
+  return fd >= 0 && read (fd, &c, 1) == 1;
+}
+
+/* The parents of dir (below its hierarchy's root, above dir) that are neither the runtime's
+   own cgroup nor above it, which the runtime lives in whatever the config says.  */
+static int
+check_parents_of (const char *dir, const struct cg_hiers *hs, ar_error_t *err)
+{
+  cleanup_free char *p = xstrdup (dir);
+
+  for (size_t i = 0; i < hs->n; i++)
+    {
+      size_t ml = strlen (hs->h[i].mount);
+      cleanup_free char *own = NULL, *own_dir = NULL;
+      if (strncmp (dir, hs->h[i].mount, ml) != 0 || dir[ml] != '/')
+        continue;
+      own = cg_proc_path (0, &hs->h[i]);
+      own_dir = xasprintf ("%s/%s", hs->h[i].mount, own);
+      free (own);
+      own = mounts_clean_path (own_dir);
+      for (char *s = strchr (p + ml + 1, '/'); s; s = strchr (s + 1, '/'))
+        {
+          enum cgroup_relation rel;
+          *s = '\0';
+          rel = cgroup_relation (p, own);
+          if (rel != CGROUP_SAME && rel != CGROUP_ABOVE && holds_processes (p))
+            return ar_make_error (err, 0,
+                                  "create cgroup `%s`: its parent `%s` holds processes (another "
+                                  "container's cgroup?); a container's cgroup must not nest in "
+                                  "one in use",
+                                  dir, p);
+          *s = '/';
+        }
+      return 0;
+    }
+  return 0;
+}
+
+int
+cgroup_check_parents (const struct cgroup *cg, ar_error_t *err)
+{
+  struct cg_hiers hs = { .n = 0 };
+  enum cgroup_layout layout;
+  int r = 0;
+
+  if (cg_read_hiers (&hs, &layout, err) < 0)
+    return -1;
+  for (size_t i = 0; r == 0 && i < cg->n; i++)
+    r = check_parents_of (cg->dirs[i], &hs, err);
+  cg_hiers_release (&hs);
+  return r;
+}
+
 int
 cgroup_create (const struct cgroup *cg, const struct spec_resources *r, ar_error_t *err)
 {

@@ -71,6 +71,21 @@ int cgroup_from_dirs (char *const *dirs, const char *unit, struct cgroup *cg, ar
 /* None of the directories exists yet (create checks before it records them in the container's
    journal, so that a delete of a create killed then never removes another container's).  */
 int cgroup_check_free (const struct cgroup *cg, ar_error_t *err);
+/* Where cgroup directory a is from b: the same, inside it, above it, or apart.  */
+enum cgroup_relation
+{
+  CGROUP_APART,
+  CGROUP_SAME,
+  CGROUP_INSIDE,
+  CGROUP_ABOVE,
+};
+enum cgroup_relation cgroup_relation (const char *a, const char *b);
+/* No existing parent of the directories holds processes, but the runtime's own cgroup and
+   those above it: a cgroupsPath inside a cgroup in use (another container's, made under
+   another --root or by another runtime) would share its limits, stop its delete (a cgroup
+   with a child cannot be removed) and be frozen and killed with it.  runc likewise refuses a
+   container cgroup that already holds processes.  */
+int cgroup_check_parents (const struct cgroup *cg, ar_error_t *err);
 /* Create the directories (an existing one is an error: another container's) and apply
    linux.resources.  On failure what was created is removed.  systemd driver: only those
    systemd does not make, and no resources yet (cgroup_systemd_place).  */
@@ -88,8 +103,8 @@ int cgroup_run_inside (const struct cgroup *cg,
                        int (*fn) (void *data, int into_fd, ar_error_t *err), void *data,
                        ar_error_t *err);
 
-/* The same for the container's supervisor, which must be charged the CPU it spends for the
-   container (a workload capped at 0.25 CPU made it burn 0.4-0.75 CPU outside every cap) but
+/* The same for the container's supervisor worker, which must be charged the CPU it spends for
+   the container (a workload capped at 0.25 CPU made it burn 0.4-0.75 CPU outside every cap) but
    never be frozen with it, counted in its pids or picked by its OOM killer.  v1 and hybrid:
    the calling thread enters only the v1 hierarchies of cpu and cpuacct that hold none of
    freezer, pids, memory and devices (the freezer would stop it on pause; pids and memory would
@@ -98,13 +113,15 @@ int cgroup_run_inside (const struct cgroup *cg,
    and fn gets -1.  v2, one hierarchy where a child inherits everything: the child directory
    CGROUP_SUPERVISOR_DIR is made (the container's cgroup enables no controller for its
    children, so the "no internal processes" rule allows it and the child is governed by the
-   container's cpu.max), and fn gets an fd of it for CLONE_INTO_CGROUP; the supervisor then
-   also counts in the container's memory.current and pids.current, and must leave it before
-   a freeze (cgroup_supervisor_park) and before a cgroup.kill it is not meant to die of.  */
+   container's cpu.max), and fn gets an fd of it for CLONE_INTO_CGROUP; the worker then also
+   counts in the container's memory.current and pids.current, and must leave it before a
+   freeze (cgroup_supervisor_park) and before a cgroup.kill it is not meant to die of.  The
+   watchdog, which keeps the deadline, is never charged: a workload that uses all its CPU must
+   not delay its own kill.  */
 int cgroup_run_accounted (const struct cgroup *cg,
                           int (*fn) (void *data, int into_fd, ar_error_t *err), void *data,
                           ar_error_t *err);
-/* v2: move the supervisor's processes out of the container's cgroup into the caller's own
+/* v2: move the supervisor's worker out of the container's cgroup into the caller's own
    (park: pause must not freeze them), or back into CGROUP_SUPERVISOR_DIR (unpark, after the
    thaw).  Processes that are gone are skipped.  No-op on v1 and hybrid.  */
 int cgroup_supervisor_park (const struct cgroup *cg, const pid_t *pids, size_t n, bool park,

@@ -641,7 +641,9 @@ apply_v1 (const struct cgroup *cg, const struct spec_resources *r, ar_error_t *e
 
 /* runc writes these only when they are not 0: 0 means "the kernel's default".  Docker sends
    `cpu.shares: 0` and `blockIO.weight: 0` for every container, and the kernel refuses 0.  A
-   macro, for the signed fields (struct spec_i64) and the unsigned ones (spec_u64) alike.  */
+   memory limit of 0, written, would OOM-kill the runtime itself as it enters the cgroup to
+   give birth to the init (cgroup_run_inside).  A macro, for the signed fields (struct
+   spec_i64) and the unsigned ones (spec_u64) alike.  */
 #define ZERO_IS_UNSET(field)             \
   do                                     \
     {                                    \
@@ -663,5 +665,8 @@ cgroup_apply (const struct cgroup *cg, const struct spec_resources *r, ar_error_
   ZERO_IS_UNSET (rr.cpu.quota);
   ZERO_IS_UNSET (rr.cpu.realtime_runtime);
   ZERO_IS_UNSET (rr.memory.kernel_tcp);
+  ZERO_IS_UNSET (rr.memory.limit);
+  ZERO_IS_UNSET (rr.memory.reservation);
+  ZERO_IS_UNSET (rr.memory.swap);
   return cg->layout == CGROUP_V2 ? apply_v2 (cg, &rr, err) : apply_v1 (cg, &rr, err);
 }

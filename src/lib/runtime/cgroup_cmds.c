@@ -26,9 +26,9 @@ load_cgroup (const struct state *s, struct cgroup *cg, ar_error_t *err)
   return cgroup_from_dirs (s->cgroup_dirs, s->systemd_unit, cg, err);
 }
 
-/* On cgroup v2 the supervisor lives in a child of the container's cgroup (cgroup.h:
+/* On cgroup v2 the supervisor's worker lives in a child of the container's cgroup (cgroup.h:
    cgroup_run_accounted), which a freeze would stop with it: it waits outside while the
-   container is paused.  */
+   container is paused.  The watchdog is never inside.  */
 static int
 freeze (const struct ar_globals *g, const char *id, bool pause, ar_error_t *err)
 {
@@ -48,14 +48,16 @@ freeze (const struct ar_globals *g, const char *id, bool pause, ar_error_t *err)
                           state_status_name (from));
   if (load_cgroup (s, &cg, err) < 0)
     return -1;
+  /* The watchdog first: only what follows it is moved.  */
   n = supervisor_pids (s->sv_pid, s->sv_start, sv, ARRAY_SIZE (sv));
-  r = pause ? cgroup_supervisor_park (&cg, sv, n, true, err) : 0;
+  n = n > 0 ? n - 1 : 0;
+  r = pause ? cgroup_supervisor_park (&cg, sv + 1, n, true, err) : 0;
   if (r == 0)
     r = cgroup_freeze (&cg, pause, err);
   if (r == 0 && !pause)
-    r = cgroup_supervisor_park (&cg, sv, n, false, err);
+    r = cgroup_supervisor_park (&cg, sv + 1, n, false, err);
   else if (r < 0 && pause)
-    (void) cgroup_supervisor_park (&cg, sv, n, false, NULL);
+    (void) cgroup_supervisor_park (&cg, sv + 1, n, false, NULL);
   cgroup_release (&cg);
   if (r < 0)
     return -1;

@@ -127,7 +127,7 @@ load (const struct ar_globals *g, const char *id, int lock, int *dirfd_out, stru
   cleanup_close int dirfd = -1;
   ar_error_t lerr = NULL;
 
-  if (state_check_id (id, err) < 0)
+  if (state_check_id (id, err) < 0 || state_root_check (container_root (g), err) < 0)
     return -1;
   rootfd = open (container_root (g), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (rootfd < 0 && errno == ENOENT)
@@ -335,12 +335,15 @@ ar_container_list (const struct ar_globals *g, struct ar_container_info **out, s
                    ar_error_t *err)
 {
   cleanup_strv char **ids = NULL;
-  cleanup_close int rootfd = open (container_root (g), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  cleanup_close int rootfd = -1;
   struct ar_container_info *v;
   size_t k = 0;
 
   *out = NULL;
   *n = 0;
+  if (state_root_check (container_root (g), err) < 0)
+    return -1;
+  rootfd = open (container_root (g), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (rootfd < 0 && errno == ENOENT)
     return 0; /* runc lists nothing for a root that was never made */
   if (rootfd < 0)

@@ -31,6 +31,21 @@ int container_load_error (int rootfd, const char *id, bool locked, ar_error_t *l
 /* start and exec refuse a container whose delete has begun (the journal says so).  */
 int container_check_not_deleting (int dirfd, const char *id, const char *action, ar_error_t *err);
 
+/* What create claims for container `id` against the other containers of the root (claim.c):
+   its cgroup directories (none is, is inside or holds another's, and no parent is in use; NULL:
+   none to claim) and its audit log (none other writes it but within its pod; NULL: none to
+   claim).  Returns the root's lock, to hold until the directories are recorded and made.  */
+struct cgroup;
+struct spec_map;
+struct container_claim
+{
+  const char *id;
+  const struct cgroup *cg;
+  const char *audit_log;
+  const struct spec_map *annotations; /* config.json's: the pod the container is of */
+};
+int container_claim (int rootfd, const struct container_claim *cl, ar_error_t *err);
+
 /* The fifo the init waits on until start.  */
 #define EXEC_FIFO "exec.fifo"
 

@@ -10,12 +10,14 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/mount.h>
+#include <linux/nsfs.h>
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -77,6 +79,7 @@ struct create_ctx
   struct egress_netns egress_ns; /* where the broker connects from (egress.h) */
   struct sources_plan sources;   /* bind sources the runtime opens for the init */
   bool agent;                    /* under the agent profile */
+  int rootfd;                    /* --root */
 };
 
 static void
@@ -185,6 +188,25 @@ check_unsupported (const struct spec *s, ar_error_t *err)
     what = "linux.netDevices";
   if (what)
     return ar_make_error (err, ENOSYS, "config.json: %s: not supported yet", what);
+  return 0;
+}
+
+/* The runtime itself enters the container's v1 memory cgroup to give birth to the init
+   (cgroup_run_inside) and stays there until the init has set up: a limit it cannot live under
+   OOM-kills `agentrt create` or `run`, leaving the container half made (256k did here, 1m did
+   not).  The floor is --memory's.  0 is no limit, as runc reads it (resources.c).  */
+#define MEMORY_LIMIT_MIN (4LL << 20)
+
+static int
+check_memory_limit (const struct spec *s, ar_error_t *err)
+{
+  const struct spec_i64 *l = &s->linux_.resources.memory.limit;
+
+  if (l->set && l->v > 0 && l->v < MEMORY_LIMIT_MIN)
+    return ar_make_error (err, 0,
+                          "config.json: linux.resources.memory.limit: %lld bytes is below 4m, "
+                          "the least a container can be started in (0 or -1: no limit)",
+                          (long long) l->v);
   return 0;
 }
 
@@ -315,6 +337,53 @@ cap_tmpfs_mounts (struct spec *s, unsigned long long bytes)
     }
 }
 
+/* Is the pid namespace of `fd` the runtime's own, or one above it (where the runtime's
+   processes are seen too)?  */
+static bool
+pidns_sees_runtime (int fd)
+{
+  struct stat target, st;
+  int ns = open ("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+
+  if (fstat (fd, &target) < 0)
+    return true;
+  while (ns >= 0)
+    {
+      int parent;
+
+      if (fstat (ns, &st) == 0 && st.st_dev == target.st_dev && st.st_ino == target.st_ino)
+        {
+          close (ns);
+          return true;
+        }
+      /* EPERM past the namespaces we may see.  */
+      parent = ioctl (ns, NS_GET_PARENT);
+      close (ns);
+      ns = parent;
+    }
+  return false;
+}
+
+/* A container in the runtime's pid namespace sees the supervisor's processes, which run as
+   host root with the container's own uid where it has no user namespace, and may SIGSTOP or
+   SIGKILL them: a stop holds the deadline off until the next command looks, and the death of
+   both leaves only the init to the kill switch.  The operator may allow it (agentrt.conf).  */
+static int
+check_supervisor_pidns (const struct create_ctx *c, ar_error_t *err)
+{
+  const char *what = c->sb.platform != PLATFORM_NONE ? "its supervisor" : "its deadline's watchdog";
+  int join = c->ns.join_fd[SPEC_NS_PID];
+
+  if ((c->sb.platform == PLATFORM_NONE && c->sb.timeout_ms <= 0) || c->ns.new_ns[SPEC_NS_PID]
+      || c->op.supervised_without_pidns || (join >= 0 && !pidns_sees_runtime (join)))
+    return 0;
+  return ar_make_error (err, 0,
+                        "linux.namespaces: no pid namespace of the container's own, where it "
+                        "could stop or kill %s: add one, or allow it in agentrt.conf "
+                        "(supervised_without_pidns = allow)",
+                        what);
+}
+
 static int
 prepare_create (struct create_ctx *c, ar_error_t *err)
 {
@@ -339,10 +408,11 @@ prepare_create (struct create_ctx *c, ar_error_t *err)
       || resolve_bundle (c->o->bundle, &c->bundle, err) < 0 || load_config (c, err) < 0
       || apply_edits (c, &f, err) < 0 || check_rootfs (c, err) < 0 || check_process (c, err) < 0
       || owners_check_spec (c->spec, err) < 0 || check_unsupported (c->spec, err) < 0
+      || check_memory_limit (c->spec, err) < 0
       || sandbox_resolve (&c->spec->annotations, &f, &c->sb, err) < 0 || prepare_egress (c, err) < 0
       || prepare_policy (c, err) < 0
       || cgroup_resolve (c->spec, c->id, c->systemd_cgroup, &c->cg, err) < 0
-      || namespaces_plan (c->spec, &c->ns, err) < 0
+      || namespaces_plan (c->spec, &c->ns, err) < 0 || check_supervisor_pidns (c, err) < 0
       || sources_plan (c->spec, &c->ns, c->bundle, &c->sources, err) < 0)
     return -1;
   /* systemd is asked now, before anything is made: without it create fails here, clean.  */
@@ -394,6 +464,8 @@ new_state (const struct create_ctx *c)
       s->annotations.items[i].value = xstrdup (a->items[i].value);
     }
   s->annotations.n = a->n;
+  /* From the first save on: the claim of another create reads it (claim.c).  */
+  s->audit_log = c->sb.audit_path ? xstrdup (c->sb.audit_path) : NULL;
   return s;
 }
 
@@ -745,23 +817,6 @@ limit_dirs (const struct cgroup *cg)
   return (struct vfiles_cgroup){ cg->memory, cg->cpu, cg->cpuset };
 }
 
-/* The supervisor is born in the container's CPU accounting, never in its freezer
-   (cgroup_run_accounted).  */
-struct sv_start_args
-{
-  struct supervisor_cfg *sc;
-  pid_t *pid, *worker;
-};
-
-static int
-sv_start_fn (void *data, int cgroup_fd, ar_error_t *err)
-{
-  struct sv_start_args *a = data;
-
-  a->sc->cgroup_fd = cgroup_fd;
-  return supervisor_start (a->sc, a->pid, a->worker, err);
-}
-
 /* The audit log's budget, per container (supervisor/audit_budget.h).  The log is on the host,
    by default under --root (/run/agentrt: a tmpfs, so memory), and no cgroup of the container
    pays for it.  64 MiB holds 100,000 to 300,000 records of an ordinary workload (an exec's is
@@ -779,6 +834,20 @@ static const struct audit_limits audit_defaults = {
   .burst = 2 * 1024 * 1024,
   .window_ms = 5000,
 };
+
+/* In the forked supervisor (supervisor_cfg.release_unneeded): config.json, as text and parsed,
+   which nothing the supervisor is given points into.  A 4 MiB config (process.env) kept both of
+   its processes at 15.6 MB RSS each, 2.4 MB without it.  */
+static void
+release_for_supervisor (void *arg)
+{
+  struct create_ctx *c = arg;
+
+  free (c->config_text);
+  c->config_text = NULL;
+  spec_free (c->spec);
+  c->spec = NULL;
+}
 
 static int
 start_supervisor (struct create_ctx *c, pid_t init, int listener, bool trace, ar_error_t *err)
@@ -807,9 +876,12 @@ start_supervisor (struct create_ctx *c, pid_t init, int listener, bool trace, ar
                                .canaries = c->eph.canaries,
                                .n_canaries = c->eph.n_canaries,
                                .journal_fd = c->journal_fd,
-                               .audit = audit_defaults };
-
-  struct sv_start_args a = { &sc, &c->sv_pid, &c->st->sv_worker };
+                               /* The worker's CPU is the container's, never its freezer
+                                  (cgroup_run_accounted); the watchdog's is ours.  */
+                               .accounting = &c->cg,
+                               .audit = audit_defaults,
+                               .release_unneeded = release_for_supervisor,
+                               .release_arg = c };
 
   if (c->sb.audit_bytes)
     {
@@ -818,11 +890,12 @@ start_supervisor (struct create_ctx *c, pid_t init, int listener, bool trace, ar
     }
   /* Its user namespace's own limit caps the container's inotify instances (namespaces.c).  */
   sc.fsnotify_by_kernel = c->ns.new_ns[SPEC_NS_USER] && c->ns.userns_owner != 0;
-  if (cgroup_run_accounted (&c->cg, sv_start_fn, &a, err) < 0)
+  if (supervisor_start (&sc, &c->sv_pid, &c->st->sv_worker, err) < 0)
     return -1;
   c->st->sv_pid = c->sv_pid;
   c->st->sv_start = state_proc_start_time (c->sv_pid);
   c->st->sv_worker_start = state_proc_start_time (c->st->sv_worker);
+  free (c->st->audit_log);
   c->st->audit_log = steal_ptr (&audit);
   return 0;
 }
@@ -845,15 +918,31 @@ spawn_fn (void *data, int cgroup_fd, ar_error_t *err)
   return spawn (a->c, a->dirfd, cgroup_fd, a->res, err);
 }
 
+/* The log the claim checks: audit_dir's, whether a pod's annotation or the operator's default
+   named it; --audit-log is the operator's to share.  */
+static const char *
+claimed_audit_log (const struct create_ctx *c)
+{
+  return c->o->audit_log ? NULL : c->sb.audit_path;
+}
+
 static int
 spawn_in_cgroup (struct create_ctx *c, int dirfd, struct process_result *res, ar_error_t *err)
 {
   struct spawn_args a = { c, dirfd, res };
+  cleanup_close int claim = -1;
 
   /* Recorded before they are made (the systemd unit too, before systemd is asked): a create
      killed from here on leaves a journal that delete cleans them up from.  Checked free first,
-     so that the record never names another container's.  */
-  if (cgroup_check_free (&c->cg, err) < 0
+     so that the record never names another container's; claimed under the root's lock until
+     made (claim.c), with the audit log.  */
+  claim = container_claim (c->rootfd,
+                           &(struct container_claim){ .id = c->id,
+                                                      .cg = &c->cg,
+                                                      .audit_log = claimed_audit_log (c),
+                                                      .annotations = &c->spec->annotations },
+                           err);
+  if (claim < 0 || cgroup_check_free (&c->cg, err) < 0
       || state_journal_cgroups (c->journal_fd, c->cg.dirs, err) < 0
       || (c->cg.unit && state_journal_unit (c->journal_fd, c->cg.unit, err) < 0))
     return -1;
@@ -863,12 +952,14 @@ spawn_in_cgroup (struct create_ctx *c, int dirfd, struct process_result *res, ar
   c->st->cgroup_dirs = xzalloc ((c->cg.n + 1) * sizeof (char *));
   for (size_t i = 0; i < c->cg.n; i++)
     c->st->cgroup_dirs[i] = xstrdup (c->cg.dirs[i]);
-  /* systemd's unit gets the init and the limits (place_fn) once the init exists.  */
+  /* systemd's unit gets the init and the limits (place_fn) once the init exists; the claim is
+     held until then, as systemd makes the unit's directories.  */
   if (c->cg.unit)
     {
       c->st->systemd_unit = xstrdup (c->cg.unit);
       return cgroup_run_unplaced (&c->cg, spawn_fn, &a, err);
     }
+  ar_closep (&claim);
   if (cgroup_allow_devices (&c->cg, &c->spec->linux_.resources, c->spec->linux_.devices,
                             c->spec->linux_.n_devices, err)
       < 0)
@@ -1034,6 +1125,7 @@ create_container (const struct ar_globals *g, const char *id, const struct ar_cr
   rootfd = state_root_open (container_root (g), true, err);
   if (rootfd < 0)
     return -1;
+  c.rootfd = rootfd;
   dirfd = state_dir_create (rootfd, id, err);
   if (dirfd < 0)
     return -1;
@@ -1481,7 +1573,7 @@ ar_container_delete (const struct ar_globals *g, const char *id, bool force, ar_
   cleanup_free char *damage = NULL;
   ar_error_t lerr = NULL;
 
-  if (state_check_id (id, err) < 0)
+  if (state_check_id (id, err) < 0 || state_root_check (container_root (g), err) < 0)
     return -1;
   rootfd = open (container_root (g), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (rootfd < 0 && errno != ENOENT)

@@ -462,6 +462,21 @@ static const struct
   { AF_INET6, { 0xff }, 8 },
 };
 
+/* Clouds' metadata and host services outside link-local, each one address: Alibaba Cloud's
+   metadata (100.100.100.200, in the shared address space 100.64/10), Azure's WireServer
+   (168.63.129.16, which hands a VM its configuration), AWS's IPv6 metadata and DNS
+   (fd00:ec2::254, fd00:ec2::253, ULA addresses a Nitro instance reaches).  */
+static const struct
+{
+  int family;
+  uint8_t addr[16];
+} metadata_addrs[] = {
+  { AF_INET, { 100, 100, 100, 200 } },
+  { AF_INET, { 168, 63, 129, 16 } },
+  { AF_INET6, { 0xfd, 0x00, 0x0e, 0xc2, [14] = 0x02, [15] = 0x54 } },
+  { AF_INET6, { 0xfd, 0x00, 0x0e, 0xc2, [14] = 0x02, [15] = 0x53 } },
+};
+
 /* Do the first `bits` bits of a and b agree?  */
 static bool
 prefix_equal (const uint8_t *a, const uint8_t *b, unsigned bits)
@@ -544,6 +559,17 @@ netpolicy_entry_check (const struct netpolicy_entry *e, const char *name, int fa
 }
 
 bool
+netpolicy_address_metadata (int family, const uint8_t *a)
+{
+  unmap (&family, &a);
+  for (size_t j = 0; j < ARRAY_SIZE (metadata_addrs); j++)
+    if (family == metadata_addrs[j].family
+        && memcmp (a, metadata_addrs[j].addr, family == AF_INET ? 4 : 16) == 0)
+      return true;
+  return false;
+}
+
+bool
 netpolicy_address_special (int family, const uint8_t *a)
 {
   unmap (&family, &a);
@@ -551,7 +577,7 @@ netpolicy_address_special (int family, const uint8_t *a)
     if (family == special_nets[j].family
         && prefix_equal (a, special_nets[j].addr, special_nets[j].prefix))
       return true;
-  return false;
+  return netpolicy_address_metadata (family, a);
 }
 
 bool
@@ -578,6 +604,14 @@ netpolicy_first_special (const struct netpolicy *p)
         unsigned bits = e->prefix < special_nets[j].prefix ? e->prefix : special_nets[j].prefix;
         if (e->kind == NETPOLICY_NET && e->family == special_nets[j].family
             && prefix_equal (e->addr, special_nets[j].addr, bits))
+          return e;
+      }
+  for (size_t i = 0; i < p->n; i++)
+    for (size_t j = 0; j < ARRAY_SIZE (metadata_addrs); j++)
+      {
+        const struct netpolicy_entry *e = &p->entries[i];
+        if (e->kind == NETPOLICY_NET && e->family == metadata_addrs[j].family
+            && prefix_equal (e->addr, metadata_addrs[j].addr, e->prefix))
           return e;
       }
   return NULL;

@@ -109,17 +109,22 @@ enum netpolicy_miss netpolicy_entry_check (const struct netpolicy_entry *e, cons
 /* An address no DNS answer may make connectable, whatever the list says about the name: the
    broker dials from the host's side, so a name of the list resolved to one of these (DNS
    rebinding, a name pointed at 169.254.169.254) would reach the host itself.  Loopback,
-   unspecified (0/8, ::), link-local (169.254/16, fe80::/10), multicast, broadcast and their
-   v4-mapped forms.  The host's own interface addresses are the caller's to add.  */
+   unspecified (0/8, ::), link-local (169.254/16, fe80::/10), multicast, broadcast, the clouds'
+   metadata addresses below, and their v4-mapped forms.  The host's own interface addresses are
+   the caller's to add.  */
 bool netpolicy_address_special (int family, const uint8_t *addr);
+/* A cloud's metadata or host service outside link-local (100.100.100.200, 168.63.129.16,
+   fd00:ec2::254, fd00:ec2::253), or its v4-mapped form.  */
+bool netpolicy_address_metadata (int family, const uint8_t *addr);
 
 /* The first address or network entry that holds such an address (0.0.0.0/0 does), or NULL:
    like egress_host_local, an entry the operator may give and config.json may not.  */
 const struct netpolicy_entry *netpolicy_first_special (const struct netpolicy *p);
 
 /* An address no name's answer may pin, whatever special_ok says: unspecified (0/8, ::),
-   link-local (169.254/16 and fe80::/10: a cloud's metadata service, 169.254.169.254), AWS's
-   IPv6 metadata address (fd00:ec2::254), multicast and broadcast, and their v4-mapped forms.
+   link-local (169.254/16 and fe80::/10: a cloud's metadata service, 169.254.169.254), the
+   clouds' services outside it (netpolicy_address_metadata), multicast and broadcast, and their
+   v4-mapped forms.
    Tests need loopback behind names, never these; an operator who means one lists the address.  */
 bool netpolicy_answer_forbidden (int family, const uint8_t *addr);
 

@@ -152,6 +152,16 @@ set_dns_host_answers (struct operator_conf *c, const char *v, ar_error_t *err)
   return 0;
 }
 
+/* `allow` or `refuse` (the default).  */
+static int
+set_supervised_without_pidns (struct operator_conf *c, const char *v, ar_error_t *err)
+{
+  if (strcmp (v, "allow") != 0 && strcmp (v, "refuse") != 0)
+    return ar_make_error (err, 0, "supervised_without_pidns: `%s`: expected allow or refuse", v);
+  c->supervised_without_pidns = strcmp (v, "allow") == 0;
+  return 0;
+}
+
 static const struct operator_key operator_keys[] = {
   { "dns_servers", set_dns_servers },
   { "dns_host_answers", set_dns_host_answers },
@@ -159,6 +169,7 @@ static const struct operator_key operator_keys[] = {
   { "audit_budget", set_audit_budget },
   { "pod_annotations", set_pod_annotations },
   { "agent_hooks", set_agent_hooks },
+  { "supervised_without_pidns", set_supervised_without_pidns },
 };
 
 /* `line_of`: for each key, the line that set it (0: none yet).  */

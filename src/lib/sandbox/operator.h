@@ -33,6 +33,10 @@
                               removed and the address refused; link-local ones, a cloud's
                               metadata service, are refused whatever this says, and
                               config.json's lists never get either)
+     supervised_without_pidns = allow|refuse
+                              may a container with a supervisor or a deadline share the
+                              runtime's pid namespace, where it can see, stop and kill the
+                              supervisor's processes (default refuse)
 
    A key is a row of the table in operator.c and a member here.  */
 #ifndef AGENTRT_OPERATOR_H
@@ -55,6 +59,7 @@ struct operator_conf
   bool agent_hooks;                /* run config.json's host hooks under the agent profile */
   struct dns_upstream *dns_servers; /* NULL: resolv.conf's */
   bool dns_host_answers;            /* names may resolve to the host's loopback (netpolicy.h) */
+  bool supervised_without_pidns;    /* allowed: see the key above */
 };
 
 /* Read `path`, or (named false) the default, whose absence is no error.  */

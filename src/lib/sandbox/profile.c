@@ -252,6 +252,13 @@ set_default (struct edits *e, const struct ar_jnode *root, const char *path, cha
     edits_add (e, path, raw);
 }
 
+static bool
+zero (const struct ar_jnode *n)
+{
+  const char *t = n && ar_jtype (n) == AR_J_NUMBER ? ar_jnum_text (n) : NULL;
+  return t && strspn (t, "-0") == strlen (t);
+}
+
 static const char *
 ns_type (const struct ar_jnode *ns)
 {
@@ -411,7 +418,11 @@ agent_edits (struct edits *e, const struct ar_jnode *root, bool keep_joined_net,
                                 "config.json: linux.readonlyPaths", err))
              < 0)
     return -1;
-  set_default (e, root, "linux/resources/memory/limit", xstrdup ("536870912"));
+  /* A limit of 0 is none (resources.c, as in runc): the profile's then.  */
+  if (zero (at (root, "linux/resources/memory/limit")))
+    edits_add (e, "linux/resources/memory/limit", xstrdup ("536870912"));
+  else
+    set_default (e, root, "linux/resources/memory/limit", xstrdup ("536870912"));
   if (at (root, "linux/resources/cpu/quota") == NULL)
     {
       set_default (e, root, "linux/resources/cpu/quota", xstrdup ("100000"));

@@ -162,7 +162,8 @@ check_host_local (const struct netpolicy *l, const struct egress_addrs *host, bo
     return 0;
   return ar_make_error (err, 0,
                         "annotation io.agentrt.net.allow: %s is an address of this host (%s"
-                        "link-local or one of its interfaces), which the broker would reach "
+                        "link-local, a cloud's metadata service or one of its interfaces), which "
+                        "the broker would reach "
                         "from %s: that is the operator's to allow (--net-allow, or "
                         "pod_annotations = io.agentrt.net.allow in agentrt.conf), not "
                         "config.json's",

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "state/journal.h"
@@ -141,6 +142,24 @@ read_line (struct state_journal *j, const char *l)
     j->deleting = true;
 }
 
+static bool
+owner_ok (const struct stat *st)
+{
+  return (st->st_uid == 0 || st->st_uid == geteuid ()) && !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/* The journal names cgroups that delete kills and removes: it counts only in a directory of
+   root's or ours that nobody else may write, and as such a file with no other name (a hard
+   link).  */
+static bool
+ours (int dirfd, int fd)
+{
+  struct stat d, f;
+
+  return fstat (dirfd, &d) == 0 && fstat (fd, &f) == 0 && S_ISDIR (d.st_mode) && owner_ok (&d)
+         && S_ISREG (f.st_mode) && owner_ok (&f) && f.st_nlink == 1;
+}
+
 void
 state_journal_read (int dirfd, struct state_journal *j)
 {
@@ -149,7 +168,8 @@ state_journal_read (int dirfd, struct state_journal *j)
   char *save = NULL, *end;
 
   memset (j, 0, sizeof *j);
-  if (fd < 0 || ar_read_fd (fd, STATE_JOURNAL, JOURNAL_MAX, &text, NULL, NULL) < 0)
+  if (fd < 0 || !ours (dirfd, fd)
+      || ar_read_fd (fd, STATE_JOURNAL, JOURNAL_MAX, &text, NULL, NULL) < 0)
     return;
   j->present = true;
   /* A last line without its newline was cut short: it is not a record.  */

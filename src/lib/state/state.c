@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,13 +109,67 @@ mkdir_parents (const char *path, mode_t mode, ar_error_t *err)
   return 0;
 }
 
+static bool
+owner_ok (const struct stat *st)
+{
+  return st->st_uid == 0 || st->st_uid == geteuid ();
+}
+
+/* One component of the root's path, `p`: a symlink must be root's (or ours), and the directory
+   it is or leads to must be too and writable by nobody else, but with the sticky bit (/tmp),
+   where others cannot move what we own.  */
+static int
+check_component (const char *p, ar_error_t *err)
+{
+  struct stat st;
+
+  if (lstat (p, &st) < 0)
+    return errno == ENOENT ? 0 : ar_make_error (err, errno, "state root: stat `%s`", p);
+  if (S_ISLNK (st.st_mode) && !owner_ok (&st))
+    return ar_make_error (err, EPERM, "state root: `%s` is a symlink of uid %u, not root's", p,
+                          (unsigned) st.st_uid);
+  if (stat (p, &st) < 0)
+    return errno == ENOENT ? 0 : ar_make_error (err, errno, "state root: stat `%s`", p);
+  if (!S_ISDIR (st.st_mode))
+    return ar_make_error (err, ENOTDIR, "state root: `%s` is not a directory", p);
+  if (!owner_ok (&st))
+    return ar_make_error (err, EPERM, "state root: `%s` belongs to uid %u, not root", p,
+                          (unsigned) st.st_uid);
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
+    return ar_make_error (err, EPERM, "state root: `%s` is writable by group or others", p);
+  return 0;
+}
+
+/* The journal (journal.h) tells delete which cgroups to kill and remove, and state.json which
+   processes are the container's: whoever could replace a directory on the way to them could
+   point those commands at anything.  Every component of the path, as given, is checked.  */
+int
+state_root_check (const char *root, ar_error_t *err)
+{
+  cleanup_free char *p = xstrdup (root);
+
+  for (char *s = p + 1; *s; s++)
+    if (*s == '/')
+      {
+        *s = '\0';
+        if (check_component (p, err) < 0)
+          return -1;
+        *s = '/';
+      }
+  return check_component (p, err);
+}
+
 int
 state_root_open (const char *root, bool create, ar_error_t *err)
 {
   int fd;
 
+  if (state_root_check (root, err) < 0)
+    return -1;
   if (create && mkdir_parents (root, 0700, err) < 0)
     return ar_error_wrap (err, "create state root");
+  if (create && state_root_check (root, err) < 0)
+    return -1;
   fd = open (root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0)
     return ar_make_error (err, errno, "open state root `%s`", root);
@@ -427,28 +482,73 @@ read_proc_stat (pid_t pid, char *state, unsigned long long *start)
   return 0;
 }
 
+/* The state of a live thread of the process whose leader `pid` is a zombie, 0 if none is.  A
+   leader that ended alone (SYS_exit, pthread_exit in main) shows 'Z' while its other threads
+   run on: the process, and the container whose init it is, is not over.  */
+static char
+live_thread_status (pid_t pid)
+{
+  char path[64], found = 0;
+  DIR *d;
+  struct dirent *e;
+
+  snprintf (path, sizeof path, "/proc/%d/task", (int) pid);
+  d = opendir (path);
+  if (d == NULL)
+    return 0;
+  while (found == 0 && (e = readdir (d)))
+    {
+      char st = 0, rel[32], buf[1024];
+      cleanup_close int fd = -1;
+      long long tid;
+      ssize_t n;
+      char *p;
+
+      if (!ar_parse_int64 (e->d_name, 1, INT_MAX, &tid) || tid == pid)
+        continue;
+      snprintf (rel, sizeof rel, "%lld/stat", tid);
+      fd = openat (dirfd (d), rel, O_RDONLY | O_CLOEXEC);
+      if (fd < 0 || (n = read (fd, buf, sizeof buf - 1)) <= 0)
+        continue;
+      buf[n] = '\0';
+      p = strrchr (buf, ')');
+      if (p && sscanf (p + 1, " %c", &st) == 1 && st != 'Z' && st != 'X')
+        found = st;
+    }
+  closedir (d);
+  return found;
+}
+
+/* The process's state letter, and its start time; 0 when it has exited, whole (a zombie not
+   reaped yet: runc calls it stopped too).  */
+static char
+proc_state (pid_t pid, unsigned long long *start)
+{
+  char st = 0;
+
+  *start = 0;
+  if (pid <= 0 || read_proc_stat (pid, &st, start) < 0)
+    return 0;
+  if (st == 'Z')
+    return live_thread_status (pid);
+  return st == 'X' ? 0 : st;
+}
+
 unsigned long long
 state_proc_start_time (pid_t pid)
 {
-  char st = 0;
-  unsigned long long start = 0;
+  unsigned long long start;
 
-  if (pid <= 0 || read_proc_stat (pid, &st, &start) < 0)
-    return 0;
-  if (st == 'Z' || st == 'X') /* exited, not reaped yet: runc calls it stopped too */
-    return 0;
-  return start;
+  return proc_state (pid, &start) ? start : 0;
 }
 
 char
 state_proc_status (pid_t pid, unsigned long long start)
 {
-  char st = 0;
-  unsigned long long t = 0;
+  unsigned long long t;
+  char st = proc_state (pid, &t);
 
-  if (pid <= 0 || read_proc_stat (pid, &st, &t) < 0 || t != start || st == 'Z' || st == 'X')
-    return 0;
-  return st;
+  return t == start ? st : 0;
 }
 
 void

@@ -62,7 +62,11 @@ void state_freep (void *p);
 /* runc's rule: [A-Za-z0-9_+.-]+, not "." or "..", at most STATE_ID_MAX bytes.  */
 int state_check_id (const char *id, ar_error_t *err);
 
-/* Open (and with `create`, make, mode 0700) the --root directory.  */
+/* Every directory on the way to --root (and any symlink) is root's or ours, and writable by
+   nobody else but with the sticky bit: the journal and state.json in it tell delete and kill
+   what to remove and signal.  A path that does not exist (yet) passes.  */
+int state_root_check (const char *root, ar_error_t *err);
+/* Open (and with `create`, make, mode 0700) the --root directory, checked as above.  */
 int state_root_open (const char *root, bool create, ar_error_t *err);
 
 /* Make ROOT/ID for a new container; an existing one fails with "container `ID` already exists".
@@ -85,7 +89,8 @@ int state_save (int dirfd, const struct state *s, ar_error_t *err);
 int state_load (int dirfd, const char *id, struct state **out, ar_error_t *err);
 /* Replace the stored status by what is true now (stopped when the process has gone).  */
 void state_refresh (struct state *s);
-/* Start time of a live process, 0 if it does not exist.  */
+/* Start time of a live process, 0 if it does not exist or has exited (every thread of it:
+   a zombie leader whose other threads run is live).  */
 unsigned long long state_proc_start_time (pid_t pid);
 /* The state letter of /proc/PID/stat ('R', 'S', 'T'…) of the process that started at `start`,
    0 if it does not exist (or has exited, or the pid is another process's now).  */

@@ -179,8 +179,9 @@ static const unsigned tracer_requests[] = {
 };
 
 /* The watchdog's, which holds the kill switch of the other platforms (supervisor.h): it only
-   ends the stops of the init it traces (seized before it confined itself).  */
-static const unsigned watchdog_requests[] = { PTRACE_CONT, PTRACE_LISTEN };
+   ends the stops of the init it traces (seized before it confined itself) and of the threads
+   the init makes (traced from their birth, PTRACE_O_TRACECLONE: GETEVENTMSG names them).  */
+static const unsigned watchdog_requests[] = { PTRACE_CONT, PTRACE_LISTEN, PTRACE_GETEVENTMSG };
 
 /* ptrace for a role that traces: its requests (all 64 bits of them) allowed, the rest
    refused.  */

@@ -3,7 +3,8 @@
    host.  The worker keeps CAP_SYS_PTRACE (process_vm_readv/writev of the container's
    processes, whatever their uid and user namespace) and CAP_KILL (failing closed: killing the
    container); the watchdog keeps CAP_KILL.  Only the ptrace platform's worker may call ptrace,
-   and the watchdog to end the stops of the init it traces (PTRACE_CONT, PTRACE_LISTEN).  */
+   and the watchdog to end the stops of the init and its threads it traces (PTRACE_CONT,
+   PTRACE_LISTEN, PTRACE_GETEVENTMSG).  */
 #ifndef AGENTRT_SV_CONFINE_H
 #define AGENTRT_SV_CONFINE_H
 
@@ -24,7 +25,7 @@
 
 enum confine_role
 {
-  CONFINE_WATCHDOG, /* CAP_KILL, PTRACE_CONT and PTRACE_LISTEN */
+  CONFINE_WATCHDOG, /* CAP_KILL, PTRACE_CONT, PTRACE_LISTEN and PTRACE_GETEVENTMSG */
   CONFINE_WORKER,   /* + CAP_SYS_PTRACE */
   CONFINE_BROKER,   /* a worker with an egress allowlist: + CAP_SETUID, CAP_SETGID and
                        CAP_SYS_CHROOT, unshare(CLONE_FS) and chroot, for the AF_UNIX connects

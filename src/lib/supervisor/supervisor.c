@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -99,11 +100,19 @@ struct watchdog
   const struct supervisor_cfg *c;
   pid_t worker; /* 0: none (the deadline alone, --platform none) */
   int init_pidfd;
-  bool tracing;    /* the init is our tracee (the kill switch, supervisor.h), not reaped yet */
-  int dirfd;       /* the state directory */
-  int deadline_ch; /* the worker's requests for a new deadline (worker.h), or -1 */
+  bool tracing; /* the init is our tracee (the kill switch, supervisor.h), not reaped yet */
+  struct
+  {
+    pid_t *tids;
+    size_t n;
+  } threads;               /* the threads (and clone() children) it made, which we trace too */
+  int dirfd;               /* the state directory */
+  int deadline_ch;         /* the worker's requests for a new deadline (worker.h), or -1 */
   struct timespec created; /* CLOCK_BOOTTIME at start: what a deadline counts from */
   long long timeout_ms;    /* the deadline in force, from `created`; 0: none */
+  /* We have killed the container: on cgroup v2 the worker, in its cgroup, dies with it, and
+     that is no loss.  */
+  bool killed;
 };
 
 /* An alert that the container is killed, and why, for `state` too.  */
@@ -163,7 +172,7 @@ watchdog_stop (const struct watchdog *w, const struct signalfd_siginfo *si)
   bool ours = si->ssi_code == SI_QUEUE && si->ssi_int == STOP_COOKIE;
   bool running = !init_exited (w->init_pidfd);
 
-  /* Recorded, and the end marked, before the kill: on cgroup v2 the supervisor is inside the
+  /* Recorded, and the end marked, before the kill: on cgroup v2 the worker is inside the
      cgroup it kills.  Stopped by agentrt, whose command marks the end should the state outlive
      it (supervisor_mark_end): no write of ours in its wait.  */
   if (!ours)
@@ -257,7 +266,7 @@ new_deadline (struct watchdog *w, int *tfd)
    every process of the container is killed: the init, its cgroups (which hold processes that
    left its pid namespace or forked away), and, with its own pid namespace, all of it.  */
 static void
-on_deadline (const struct watchdog *w, int *tfd)
+on_deadline (struct watchdog *w, int *tfd)
 {
   cleanup_free char *detail = NULL;
 
@@ -265,38 +274,91 @@ on_deadline (const struct watchdog *w, int *tfd)
   /* An init that has exited stopped by itself; what it left in the cgroups is killed anyway.  */
   if (init_exited (w->init_pidfd))
     {
-      (void) sv_mark_end (w->dirfd, "exit"); /* before the kill, which on v2 takes us along */
+      (void) sv_mark_end (w->dirfd, "exit"); /* before the kill, which on v2 takes the worker */
+      w->killed = true;
       sv_kill_container (w->c, w->init_pidfd);
       return;
     }
   detail = xasprintf ("the deadline of %lld ms has passed: the container is killed", w->timeout_ms);
   sv_stop_reason (w->dirfd, "timeout");
   audit_record (w->dirfd, w->c->id, w->c->audit_path, "timeout", detail, "warn");
-  (void) sv_mark_end (w->dirfd, "timeout"); /* before the kill, which on v2 takes us along */
+  (void) sv_mark_end (w->dirfd, "timeout"); /* before the kill, which on v2 takes the worker */
+  w->killed = true;
   sv_kill_container (w->c, w->init_pidfd);
 }
 
-/* The init's stops, while it is our tracee, go on as if nobody traced it; its exit is reaped,
-   which tells its parent (a traced process's parent hears of its exit after its tracer).  */
+/* A stop of a traced thread goes on as if nobody traced it; a thread it made is traced from its
+   birth (tracer_kill_switch_clone), and waited for from now on.  */
 static void
-drain_init (struct watchdog *w)
+traced_stop (struct watchdog *w, pid_t tid, int status)
+{
+  pid_t born = tracer_kill_switch_clone (tid, status);
+
+  if (born > 0)
+    {
+      w->threads.tids = xrealloc (w->threads.tids, (w->threads.n + 1) * sizeof (pid_t));
+      w->threads.tids[w->threads.n++] = born;
+    }
+  tracer_pass_stop (tid, status);
+}
+
+/* One wait for a traced thread: 0 nothing new, 1 a stop (handled), -1 gone (reaped, or not
+   ours any more).  */
+static int
+wait_traced (struct watchdog *w, pid_t tid)
 {
   int status;
   pid_t r;
 
-  while (w->tracing && (r = waitpid (w->c->init_pid, &status, __WALL | WNOHANG)) != 0)
+  do
+    r = waitpid (tid, &status, __WALL | WNOHANG);
+  while (r < 0 && errno == EINTR);
+  if (r == 0)
+    return 0;
+  if (r < 0 || !WIFSTOPPED (status))
+    return -1;
+  traced_stop (w, tid, status);
+  return 1;
+}
+
+/* The traced threads' stops and exits.  The init's exit is reaped, which tells its parent (a
+   traced process's parent hears of its exit after its tracer); the other threads' first: the
+   init's exit is not reported while a thread of its process, a zombie we trace, is left.  A
+   stop may name a new thread: the loop goes on until a pass finds nothing.  */
+static void
+drain_init (struct watchdog *w)
+{
+  bool more = true;
+
+  while (more)
     {
-      if (r < 0 && errno == EINTR)
-        continue;
-      if (r < 0 || !WIFSTOPPED (status))
+      more = false;
+      for (size_t i = 0; i < w->threads.n;)
         {
-          /* Reaped, or not ours any more.  An end, after which nothing is lost (its parent
-             has heard of it: this write is no part of its wait).  */
+          int r = wait_traced (w, w->threads.tids[i]);
+
+          more |= r != 0;
+          if (r < 0)
+            w->threads.tids[i] = w->threads.tids[--w->threads.n];
+          else
+            i++;
+        }
+      if (!w->tracing)
+        continue;
+      switch (wait_traced (w, w->c->init_pid))
+        {
+        case 0:
+          break;
+        case 1:
+          more = true;
+          break;
+        default:
+          /* An end, after which nothing is lost (its parent has heard of it: this write is no
+             part of its wait).  */
           w->tracing = false;
           (void) sv_mark_end (w->dirfd, "exit");
+          break;
         }
-      else
-        tracer_pass_stop (r, status);
     }
 }
 
@@ -309,7 +371,7 @@ static void __attribute__ ((noreturn)) worker_stopped (const struct watchdog *w,
       = xasprintf ("the worker (pid %d) was stopped by signal %d: the container is killed",
                    (int) w->worker, WSTOPSIG (status));
 
-  /* Recorded, and the end marked, before the kill (on cgroup v2 it takes us along).  */
+  /* Recorded, and the end marked, before the kill (on cgroup v2 it takes the worker).  */
   watchdog_alert (w, "supervisor-stopped", detail);
   (void) sv_mark_end (w->dirfd, "supervisor-stopped");
   sv_kill_container (w->c, w->init_pidfd);
@@ -328,9 +390,9 @@ check_worker (const struct watchdog *w)
     return;
   if (WIFSTOPPED (status))
     worker_stopped (w, status);
-  if (WIFEXITED (status) && WEXITSTATUS (status) == 0)
+  if ((WIFEXITED (status) && WEXITSTATUS (status) == 0) || w->killed)
     watchdog_exit (w, EXIT_SUCCESS, "exit");
-  /* Recorded, and the end marked, before the kill (on cgroup v2 it takes us along).  */
+  /* Recorded, and the end marked, before the kill (on cgroup v2 it takes the worker).  */
   if (WIFEXITED (status) && WEXITSTATUS (status) == SUPERVISOR_EXIT_RECORDED)
     (void) sv_mark_end (w->dirfd, "recorded by the worker");
   else
@@ -386,6 +448,43 @@ setup_failed (int ready_fd, const char *what, ar_error_t *err)
   _exit (EXIT_FAILURE);
 }
 
+/* What the worker's fork needs (fork_worker).  */
+struct worker_fork
+{
+  const struct supervisor_cfg *c;
+  struct watchdog *w;
+  int ready_fd, tfd;
+  int ch[2]; /* the deadline's channel: the watchdog's end, the worker's */
+  pid_t me;  /* the watchdog */
+};
+
+/* Fork the worker, in the cgroup2 directory `into_fd` if >= 0 (called by
+   cgroup_run_accounted, with the calling thread in the v1 accounting cgroups for the fork).
+   The child never returns here: were it to, it would move itself back out.  w->worker is -1
+   on failure.  */
+static int
+fork_worker (void *data, int into_fd, ar_error_t *err)
+{
+  struct worker_fork *f = data;
+  pid_t pid = ar_clone (0, into_fd);
+
+  f->w->worker = pid;
+  if (pid < 0)
+    return ar_make_error (err, errno, "supervisor: fork the worker");
+  if (pid > 0)
+    return 0;
+  /* The watchdog's death is our SIGTERM (blocked: it arrives on the worker's signalfd).  */
+  (void) prctl (PR_SET_NAME, "agentrt-sv");
+  if (prctl (PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid () != f->me)
+    _exit (EXIT_FAILURE);
+  if (f->tfd >= 0)
+    close (f->tfd); /* the deadline is the watchdog's */
+  close (f->w->dirfd);
+  if (f->ch[0] >= 0)
+    close (f->ch[0]);
+  worker_main (f->c, f->ready_fd, f->w->init_pidfd, f->ch[1]);
+}
+
 static void __attribute__ ((noreturn)) watchdog_main (const struct supervisor_cfg *c, int ready_fd)
 {
   sigset_t set;
@@ -423,8 +522,7 @@ static void __attribute__ ((noreturn)) watchdog_main (const struct supervisor_cf
       && socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ch) < 0)
     setup_failed (ready_fd, "the deadline's channel", &err);
   sfd = signalfd (-1, &set, SFD_CLOEXEC);
-  w.worker = c->notify_fd >= 0 || c->trace ? fork () : 0;
-  if (w.worker == 0 && c->notify_fd < 0 && !c->trace)
+  if (c->notify_fd < 0 && !c->trace)
     {
       /* The deadline alone (--platform none): nothing to serve, no worker.  */
       if (sfd < 0 || confine_supervisor (CONFINE_WATCHDOG, &err) < 0)
@@ -433,18 +531,20 @@ static void __attribute__ ((noreturn)) watchdog_main (const struct supervisor_cf
       close (ready_fd);
       watchdog_loop (&w, sfd, tfd);
     }
-  if (w.worker == 0)
-    {
-      /* The watchdog's death is our SIGTERM (blocked: it arrives on the worker's signalfd).  */
-      (void) prctl (PR_SET_NAME, "agentrt-sv");
-      if (prctl (PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid () != me)
-        _exit (EXIT_FAILURE);
-      if (tfd >= 0)
-        close (tfd); /* the deadline is the watchdog's */
-      close (w.dirfd);
-      close (ch[0]);
-      worker_main (c, ready_fd, w.init_pidfd, ch[1]);
-    }
+  /* The worker, born in the container's CPU accounting (cgroup_run_accounted); the watchdog
+     stays out of it, so that a workload that uses all the CPU it is given never delays its own
+     deadline or the watchdog's other kills.  */
+  {
+    struct worker_fork f
+        = { .c = c, .w = &w, .ready_fd = ready_fd, .tfd = tfd, .ch = { ch[0], ch[1] }, .me = me };
+    int r;
+
+    w.worker = -1;
+    r = c->accounting ? cgroup_run_accounted (c->accounting, fork_worker, &f, &err)
+                      : fork_worker (&f, -1, &err);
+    if (r < 0)
+      setup_failed (ready_fd, "", &err);
+  }
   close (ready_fd);
   if (ch[1] >= 0)
     close (ch[1]);
@@ -530,7 +630,7 @@ supervisor_start (const struct supervisor_cfg *c, pid_t *pid, pid_t *worker, ar_
 
   if (pipe2 (p, O_CLOEXEC) < 0)
     return ar_make_error (err, errno, "supervisor: pipe");
-  watchdog = ar_clone (0, c->cgroup_fd);
+  watchdog = ar_clone (0, -1);
   if (watchdog < 0)
     {
       close (p[0]);
@@ -558,6 +658,13 @@ supervisor_start (const struct supervisor_cfg *c, pid_t *pid, pid_t *worker, ar_
       close (p[0]);
       if (setsid () < 0 || close_others (keep, ARRAY_SIZE (keep)) < 0)
         _exit (EXIT_FAILURE);
+      /* Freed, and the pages given back (freed chunks amid the heap are not, by free alone),
+         before the worker is forked: both would keep them for the container's life.  */
+      if (c->release_unneeded)
+        {
+          c->release_unneeded (c->release_arg);
+          (void) malloc_trim (0);
+        }
       watchdog_main (&mine, p[1]);
     }
   close (p[1]);

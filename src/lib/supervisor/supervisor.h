@@ -15,8 +15,10 @@
 
    When both die at once, the kernel kills the container: the init is traced with
    PTRACE_O_EXITKILL, by the worker on the ptrace platform (tracer.h) and by the watchdog on the
-   others (the kill switch: nothing but EXITKILL, so the init stops only for its signals, which
-   the watchdog passes on, ~10 µs each).  A tracer's death SIGKILLs its tracees with
+   others (the kill switch: EXITKILL and TRACECLONE only, so the init stops for its signals,
+   which the watchdog passes on, ~10 µs each, and when it makes a thread, which is traced too:
+   a main thread that exits alone must not take the switch with it, tracer.h).  A tracer's
+   death SIGKILLs its tracees with
    SEND_SIG_PRIV, which a pid namespace's init cannot ignore, and the namespace goes with its
    init.  A pipe whose read end has O_ASYNC, F_SETSIG = SIGKILL and the init as owner (SIGIO
    when the last writer closes) does not do: send_sigio's siginfo (POLL_IN) names no sender, so
@@ -24,7 +26,8 @@
    init (kernel/signal.c; seen on 6.18: the init lived on).  And a tracee cannot undo its
    trace, where the holder of such a pipe can disarm it (close, F_SETOWN, F_SETFL without
    O_ASYNC), so the policy needs no rule on close, dup or fcntl either.  A container without a
-   pid namespace of its own loses only its init so.
+   pid namespace of its own (refused, but where agentrt.conf allows it: it could signal the
+   supervisor) loses only its init so.
 
    Nobody is left then to record why, nor when both are stopped (then the container hangs at
    its next supervised call or signal, and no kernel notification tells anyone): the next
@@ -39,6 +42,7 @@
 #include <sys/types.h>
 
 #include "agentrt/error.h"
+#include "cgroups/cgroup.h"
 #include "sandbox/egress.h"
 #include "sandbox/netpolicy.h"
 #include "dns/dns_upstream.h"
@@ -93,11 +97,18 @@ struct supervisor_cfg
   size_t n_canaries;
   int journal_fd; /* the container's journal (state/journal.h), where the watchdog records
                      itself before anything else, or -1 */
-  int cgroup_fd;  /* a cgroup2 directory to start in (cgroup_run_accounted), or -1 */
+  /* The container's cgroups, where the worker is born to be charged the CPU it spends for
+     the container (cgroup_run_accounted; the watchdog stays outside), or NULL.  */
+  const struct cgroup *accounting;
   /* The container's user namespace has an unprivileged owner and caps its inotify instances
      and fanotify groups (namespaces.c): the supervisor need not count them.  */
   bool fsnotify_by_kernel;
   struct audit_limits audit; /* the audit log's budget (audit_budget.h) */
+  /* Called in the forked supervisor before anything else: the caller frees there what its
+     supervisor does not need (the parsed config.json: ~13 MB for a 4 MiB one, kept for the
+     container's life), nothing this structure points to.  NULL: nothing.  */
+  void (*release_unneeded) (void *arg);
+  void *release_arg;
 };
 
 /* Fork the supervisor and wait until it serves (its control socket exists); *pid is the

@@ -34,13 +34,28 @@ tracer_seize (pid_t pid, ar_error_t *err)
   return 0;
 }
 
+/* PTRACE_O_TRACECLONE: a thread (or a clone() child) the traced init makes is traced from its
+   birth, with the same options (tracer.h: tracer_kill_switch_clone).  */
+#define KILL_SWITCH_OPTIONS (PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE)
+
 int
 tracer_seize_kill_switch (pid_t pid, ar_error_t *err)
 {
-  if (ptrace (PTRACE_SEIZE, pid, 0, (void *) (uintptr_t) PTRACE_O_EXITKILL) < 0)
+  if (ptrace (PTRACE_SEIZE, pid, 0, (void *) (uintptr_t) KILL_SWITCH_OPTIONS) < 0)
     return ar_make_error (err, errno,
                           "supervisor: trace the init for the kill switch (PTRACE_SEIZE)");
   return 0;
+}
+
+pid_t
+tracer_kill_switch_clone (pid_t pid, int status)
+{
+  unsigned long tid = 0;
+
+  if (!WIFSTOPPED (status) || (unsigned) status >> 16 != PTRACE_EVENT_CLONE
+      || ptrace (PTRACE_GETEVENTMSG, pid, 0, &tid) < 0)
+    return 0;
+  return (pid_t) tid;
 }
 
 /* Processes to let go at their next stop (tracer_release): PTRACE_DETACH wants a stopped

@@ -24,9 +24,17 @@
 /* Trace `pid`, and every process and thread it makes from now on.  */
 int tracer_seize (pid_t pid, ar_error_t *err);
 /* The kill switch of the other platforms (supervisor.h): trace `pid` with PTRACE_O_EXITKILL
-   and nothing else, so that it stops for signals and group stops only (tracer_pass_stop), and
-   the kernel SIGKILLs it when the tracer dies.  */
+   and PTRACE_O_TRACECLONE only, so that it stops for signals and group stops
+   (tracer_pass_stop) and when it makes a thread, and the kernel SIGKILLs it, and each thread
+   it made, when the tracer dies.  Every thread: that SIGKILL goes to each tracee alone, and
+   takes its whole process with it only if that tracee has not exited; an init whose main
+   thread ends alone (SYS_exit, pthread_exit in main) would leave its other threads running.
+   Only threads made with CLONE_UNTRACED escape, which the policy denies (not with --platform
+   none, where a deadline is all the supervisor there is).  */
 int tracer_seize_kill_switch (pid_t pid, ar_error_t *err);
+/* The thread a kill-switch tracee made, if this waitpid status of `pid` is that stop
+   (PTRACE_EVENT_CLONE); else 0.  It is traced already; its first stop is its own.  */
+pid_t tracer_kill_switch_clone (pid_t pid, int status);
 /* End a stop that is not a seccomp stop as if nobody traced: a signal is passed on, a group
    stop kept (PTRACE_LISTEN: SIGCONT, not us, ends it), anything else resumed.  */
 void tracer_pass_stop (pid_t pid, int status);

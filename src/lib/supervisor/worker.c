@@ -108,6 +108,16 @@ dispatch (int fd, const struct seccomp_notif *req, struct seccomp_notif_resp *re
   sv_audit_flush (&c);
 }
 
+/* Does no process use the filter any more?  Then no notification can ever come from it again:
+   a filter is inherited only from a process that uses it.  */
+static bool
+filter_orphaned (int fd)
+{
+  struct pollfd p = { .fd = fd, .events = POLLIN };
+
+  return poll (&p, 1, 0) == 1 && (p.revents & POLLHUP);
+}
+
 static void *
 serve (void *arg)
 {
@@ -120,7 +130,13 @@ serve (void *arg)
       memset (&req, 0, sizeof req);
       if (ioctl (f->fd, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
         {
-          if (errno == EINTR || errno == ENOENT)
+          if (errno == EINTR)
+            continue;
+          /* ENOENT: a caller interrupted meanwhile, or the filter's end: once its last process
+             has been reaped, RECV fails at once, every time.  Looping on it until the main
+             thread saw the end (EPOLLHUP) and stopped us spun a CPU for milliseconds after
+             every container and exec'd process, the very moments the runtime has work to do.  */
+          if (errno == ENOENT && !filter_orphaned (f->fd))
             continue;
           break;
         }
