@@ -406,6 +406,43 @@ controller_of() {
   [ "$(state_dirs_left)" -eq 0 ]
 }
 
+# systemd does not run on this machine: the driver is tested in a VM that boots it
+# (tests/systemd.bats).  Here it must fail at once, in one line, before anything is made.
+@test "cgroups: create --systemd-cgroup without systemd fails in one line and leaves nothing" {
+  [ ! -S /run/systemd/private ] && [ ! -S /run/dbus/system_bus_socket ] ||
+    skip "systemd runs here (tests/systemd.bats tests the driver)"
+  update_config --arg p "system.slice:agentrt-test:$CID" '.linux.cgroupsPath = $p'
+  agentrt_detached --systemd-cgroup create -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [ "$output" = "agentrt: --systemd-cgroup: systemd does not run here (no /run/systemd/private, no system bus): No such file or directory" ]
+  [ "$(state_dirs_left)" -eq 0 ]
+  [ "$(ls -d /sys/fs/cgroup/*/system.slice/agentrt-test-"$CID".scope 2>/dev/null | wc -l)" -eq 0 ]
+  agentrt_detached --systemd-cgroup run -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [ "$(state_dirs_left)" -eq 0 ]
+}
+
+@test "cgroups: --systemd-cgroup refuses a cgroupsPath that is not slice:prefix:name, naming it" {
+  update_config '.linux.cgroupsPath = "/agentrt-test/x"'
+  agentrt_detached --systemd-cgroup create -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [ "$output" = "agentrt: config.json: linux.cgroupsPath \`/agentrt-test/x\`: the systemd cgroup driver takes \`slice:prefix:name\`: Invalid argument" ]
+  update_config '.linux.cgroupsPath = "a--b.slice:p:x"'
+  agentrt_detached --systemd-cgroup create -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"\`a--b.slice\` is not a slice name (an empty component)"* ]]
+  [ "$(state_dirs_left)" -eq 0 ]
+}
+
+@test "cgroups: state.json names the cgroup driver, cgroupfs without --systemd-cgroup" {
+  update_config '.process.args = ["/bin/sleep", "1000"]'
+  start_container
+  [ "$(jq -r .cgroupDriver "$ROOT/state/$CID/state.json")" = cgroupfs ]
+  [ "$(jq -r .systemdUnit "$ROOT/state/$CID/state.json")" = null ]
+  delete_and_check
+}
+
 # second_bundle NAME CGROUPSPATH: a copy of the bundle in $ROOT/NAME running sleep, in CGROUPSPATH.
 second_bundle() {
   mkdir -p "$ROOT/$1"

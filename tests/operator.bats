@@ -363,3 +363,24 @@ refused_beside() {
   [[ "$output" == *"host:a"* ]]
   leaves_nothing
 }
+
+# The systemd driver's org.systemd.property.* (runc's, crun's) set any property of the container's
+# unit, MemoryMax=infinity and DeviceAllow= among them: the operator's.  systemd does not run on
+# this machine, so an annotation that passes the check gets as far as connecting to it.
+@test "agentrt create: org.systemd.property.* annotations need pod_annotations = org.systemd.property.*" {
+  local nosd=1
+  [ ! -S /run/systemd/private ] && [ ! -S /run/dbus/system_bus_socket ] || nosd=0
+  refused org.systemd.property.TimeoutStopSec 5 "annotation org.systemd.property.TimeoutStopSec sets a property of the container's systemd unit: that is the operator's to allow (pod_annotations = org.systemd.property.* in agentrt.conf), not config.json's" --systemd-cgroup
+  conf "pod_annotations = org.systemd.property.*"
+  refused org.systemd.property.TimeoutStopSec "'5'" "annotation org.systemd.property.TimeoutStopSec: \`'5'\` is not a value agentrt reads" --config "$CONF" --systemd-cgroup
+  refused org.systemd.property.Memory-Max 5 "annotation org.systemd.property.Memory-Max: a property name is letters only" --config "$CONF" --systemd-cgroup
+  if [ "$nosd" -eq 1 ]; then
+    refused org.systemd.property.TimeoutStopSec 5 "systemd does not run here" --config "$CONF" --systemd-cgroup
+  fi
+  # The cgroupfs driver has no unit: they change nothing there, as with runc.
+  annotate org.systemd.property.TimeoutStopSec 5
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  leaves_nothing
+}
+

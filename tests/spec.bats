@@ -80,7 +80,7 @@ teardown() { teardown_root; }
   agentrt features
   [ "$status" -eq 0 ]
   [ "$(echo "$output" | jq -r '.linux.cgroup.v1, .linux.cgroup.v2' | sort -u)" = "true" ]
-  [ "$(echo "$output" | jq -r '.linux.cgroup.systemd')" = "false" ]
+  [ "$(echo "$output" | jq -r '.linux.cgroup.systemd, .linux.cgroup.systemdUser')" = "$(printf 'true\nfalse')" ]
   [ "$(echo "$output" | jq -r '.linux.apparmor.enabled, .linux.selinux.enabled' | sort -u)" = "false" ]
 }
 

@@ -4,17 +4,18 @@
 #   tools/install-deps.sh --tests  also what the whole test suite needs: the engines that drive
 #                                  agentrt in tests (Podman, containerd, Docker; their services
 #                                  are started privately by the tests themselves, never the
-#                                  system's), qemu for the cgroup v2 VM, the CNI plugins and
-#                                  iptables for a pod network built in namespaces of its own, and
-#                                  clang with its sanitizer and libFuzzer runtime (libclang-rt,
+#                                  system's), qemu for the cgroup v2 VM and the systemd VM
+#                                  (whose image debootstrap and mkfs.ext4 make), the CNI plugins
+#                                  and iptables for a pod network built in namespaces of its own,
+#                                  and clang with its sanitizer and libFuzzer runtime (libclang-rt,
 #                                  only recommended by clang) and llvm-symbolizer for `make fuzz`
 #                                  and `make sanitize`
 set -eu
 export DEBIAN_FRONTEND=noninteractive
 build="autoconf automake libtool make gcc libc6-dev pkg-config git ca-certificates
-  libyajl-dev libseccomp-dev libcap-dev"
+  libyajl-dev libseccomp-dev libcap-dev libsystemd-dev"
 demo="busybox-static debootstrap python3 jq procps util-linux bsdutils"
-tests="bats clang-format tmux qemu-system-x86 cpio xz-utils strace
+tests="bats clang-format tmux qemu-system-x86 cpio xz-utils strace e2fsprogs binutils
   podman conmon runc containerd docker.io python3-grpcio clang libclang-rt-14-dev llvm
   containernetworking-plugins iptables"
 case "${1:-}" in

@@ -21,6 +21,9 @@
 #   --config-extra T  TOML appended to the generated config.toml (e.g. the CRI plugin's
 #                     section and runtimes, tests/lib/cri.sh); may be given more than once.
 #                     Every path in it should be under DIR.
+#   --host-run        keep the caller's /run instead of a private one: for the systemd VM
+#                     (tests/systemd.bats), whose runtimes must reach systemd through
+#                     /run/systemd/private; never on a shared machine.
 # The default snapshotter (overlayfs) is used, for ctr as for CRI.
 # Sets CTRD_DIR (the private tree: root/, state/, containerd.sock, config.toml, containerd.log,
 # fifo/ for ctr's --fifo-dir), CTRD_SOCK, CTRD_PID, CTRD_NS.  containerd runs in its own mount
@@ -40,7 +43,7 @@ CTRD_READY_TIMEOUT=${CTRD_READY_TIMEOUT:-30}
 ctr_() { command ctr --address "$CTRD_SOCK" --namespace "$CTRD_NS" "$@"; }
 
 containerd_start() {
-  local cri=0 extra=() disabled dir= netns=()
+  local cri=0 extra=() disabled dir= host_run=0 netns=()
   CTRD_NS=ctrtest-$$
   while [ $# -gt 0 ]; do
     case $1 in
@@ -49,6 +52,7 @@ containerd_start() {
       --dir) dir=$2; shift ;;
       --netns) netns=(nsenter --net="$2"); shift ;;
       --config-extra) extra+=("$2"); shift ;;
+      --host-run) host_run=1 ;;
       *) echo "containerd_start: unknown option $1" >&2; return 1 ;;
     esac
     shift
@@ -113,9 +117,13 @@ EOF
   # that namespace too (containerd_mounts_under reads it), and vanish with it.  setsid: no
   # terminal signals; stdio to its log and no bats fd 3, so bats never waits on it.  Every step
   # execs, so $! is containerd.
-  setsid "${netns[@]}" unshare --mount --propagation private sh -c \
-    'mount -t tmpfs -o mode=0755 agentrt-ctrd-run /run && exec containerd --config "$1"' \
-    sh "$CTRD_DIR/config.toml" </dev/null >"$CTRD_DIR/containerd.log" 2>&1 3>&- &
+  if [ "$host_run" -eq 1 ]; then
+    setsid "${netns[@]}" containerd --config "$CTRD_DIR/config.toml" </dev/null >"$CTRD_DIR/containerd.log" 2>&1 3>&- &
+  else
+    setsid "${netns[@]}" unshare --mount --propagation private sh -c \
+      'mount -t tmpfs -o mode=0755 agentrt-ctrd-run /run && exec containerd --config "$1"' \
+      sh "$CTRD_DIR/config.toml" </dev/null >"$CTRD_DIR/containerd.log" 2>&1 3>&- &
+  fi
   CTRD_PID=$!
   containerd_wait command ctr --address "$CTRD_SOCK" version
 }

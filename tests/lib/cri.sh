@@ -15,8 +15,12 @@ cri() { "$CRI_PYTHON" "${BASH_SOURCE[0]%/*}/cri_client.py" --endpoint "unix://$C
 # its paths under DIR.  Handler `agentrt` is the RuntimeClass under test
 # (contrib/kubernetes/containerd-agentrt.toml, with private paths); handler `runc` is the
 # control, configured the same way.  Each runtime's --root is DIR/NAME-root/k8s.io.  The CNI
-# plugins are CRI_CNI_BIN's (default: DIR/cni/bin, empty).
+# plugins are CRI_CNI_BIN's (default: DIR/cni/bin, empty).  With CRI_SYSTEMD_CGROUP=1 both use
+# the systemd cgroup driver (SystemdCgroup = true: the shim passes --systemd-cgroup), as on a
+# node whose kubelet's cgroupDriver is systemd.
 cri_config() {
+  local sd=""
+  [ "${CRI_SYSTEMD_CGROUP:-0}" = 1 ] && sd="SystemdCgroup = true"
   cat <<EOF
 [plugins."io.containerd.grpc.v1.cri"]
   sandbox_image = "$3"
@@ -38,6 +42,7 @@ cri_config() {
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
         BinaryName = "$(command -v runc)"
         Root = "$1/runc-root"
+        $sd
     [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.agentrt]
       runtime_type = "io.containerd.runc.v2"
       # Pod annotations io.agentrt.* reach the sandbox's and the containers' config.json.
@@ -46,6 +51,7 @@ cri_config() {
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.agentrt.options]
         BinaryName = "$2"
         Root = "$1/agentrt-root"
+        $sd
   [plugins."io.containerd.grpc.v1.cri".cni]
     # Empty unless CRI_CNI_CONFLIST: pods run with the node's network (hostNetwork), which
     # needs no CNI.
@@ -64,14 +70,16 @@ cri_agentrt_conf() {
   [ -z "$keys" ] || echo "pod_annotations = $keys"
 }
 
-# cri_start DIR AGENTRT: containerd_start --cri on DIR (CRI_SANDBOX_IMAGE is the pause image),
-# then waits until its CRI answers.  Sets CTRD_DIR, CTRD_SOCK, CTRD_PID, CTRD_NS (k8s.io).
+# cri_start DIR AGENTRT [OPTION…]: containerd_start --cri on DIR (CRI_SANDBOX_IMAGE is the pause
+# image; OPTION… are containerd_start's, such as --host-run), then waits until its CRI answers.
+# Sets CTRD_DIR, CTRD_SOCK, CTRD_PID, CTRD_NS (k8s.io).
 # The handler runs AGENTRT through a wrapper that adds --config DIR/agentrt.conf: a node has
 # /etc/agentrt/agentrt.conf, which a test must not write.  With CRI_CNI_CONFLIST (a .conflist's
 # text) pods get that CNI network, with CRI_NETNS containerd runs in that network namespace
 # (containerd_start --netns): the plugins then work there, never in ours (tests/cni.bats).
 cri_start() {
   local dir=$1 agentrt=$2 netns=()
+  shift 2
   mkdir -p "$dir"/{cni/bin,cni/net.d,logs,runc-root,agentrt-root} || return 1
   if [ -n "${CRI_CNI_CONFLIST:-}" ]; then
     printf '%s\n' "$CRI_CNI_CONFLIST" >"$dir/cni/net.d/10-agentrt-test.conflist" || return 1
@@ -80,7 +88,7 @@ cri_start() {
   cri_agentrt_conf "$dir" >"$dir/agentrt.conf" && chmod 0600 "$dir/agentrt.conf" || return 1
   printf '#!/bin/sh\nexec %q --config %q "$@"\n' "$agentrt" "$dir/agentrt.conf" >"$dir/agentrt" &&
     chmod 0755 "$dir/agentrt" || return 1
-  containerd_start --cri --ns k8s.io --dir "$dir" "${netns[@]}" --config-extra \
+  containerd_start --cri --ns k8s.io --dir "$dir" "${netns[@]}" "$@" --config-extra \
     "$(cri_config "$dir" "$dir/agentrt" "${CRI_SANDBOX_IMAGE:-localhost/agentrt-test/pause:1}")" ||
     return 1
   # The pods' cgroups are under the cgroup parent the test gives them; /NS/ID, where ctr would

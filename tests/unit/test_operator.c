@@ -62,6 +62,11 @@ test_parse_good (void)
   CHECK (operator_pod_may (&c, "io.agentrt.platform"));
   CHECK (!operator_pod_may (&c, "io.agentrt.policy.ptrace"));
   CHECK (!operator_pod_may (NULL, "io.agentrt.platform"));
+  CHECK (!operator_pod_may (&c, "org.systemd.property.*"));
+  operator_release (&c);
+  /* The systemd driver's unit properties, as one family.  */
+  CHECK (parse_is ("pod_annotations = org.systemd.property.*\n", NULL, &c));
+  CHECK (operator_pod_may (&c, "org.systemd.property.*"));
   operator_release (&c);
   /* Empty components dropped, no trailing slash; no final newline needed.  */
   CHECK (parse_is ("\taudit_dir\t=\t//var//log/agentrt/", NULL, &c));
@@ -113,12 +118,14 @@ test_parse_errors (void)
   CHECK (parse_is ("pod_annotations = io.agentrt.*\n",
                    "agentrt.conf:1: pod_annotations: `io.agentrt.*` is not an annotation with "
                    "operator-only values (io.agentrt.audit, io.agentrt.ephemeral, "
-                   "io.agentrt.net.allow, io.agentrt.platform, io.agentrt.policy.ptrace)",
+                   "io.agentrt.net.allow, io.agentrt.platform, io.agentrt.policy.ptrace, "
+                   "org.systemd.property.*)",
                    &c));
   CHECK (parse_is ("pod_annotations = io.agentrt.timeout\n",
                    "agentrt.conf:1: pod_annotations: `io.agentrt.timeout` is not an annotation "
                    "with operator-only values (io.agentrt.audit, io.agentrt.ephemeral, "
-                   "io.agentrt.net.allow, io.agentrt.platform, io.agentrt.policy.ptrace)",
+                   "io.agentrt.net.allow, io.agentrt.platform, io.agentrt.policy.ptrace, "
+                   "org.systemd.property.*)",
                    &c));
   CHECK (parse_is ("pod_annotations = io.agentrt.platform,,io.agentrt.audit\n",
                    "agentrt.conf:1: pod_annotations: an empty item", &c));

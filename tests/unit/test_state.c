@@ -144,7 +144,25 @@ test_save_load (void)
   s->sv_worker = 0;
   CHECK (state_save (fd, s, &err) == 0);
   CHECK (state_load (fd, "rt", &got, &err) == 0);
-  CHECK (got->sv_worker == 0);
+  CHECK (got->sv_worker == 0 && got->systemd_unit == NULL);
+  state_free (got);
+  got = NULL;
+  /* The systemd driver's unit, so that later commands need no --systemd-cgroup.  */
+  s->cgroup_dirs = xzalloc (2 * sizeof *s->cgroup_dirs);
+  s->cgroup_dirs[0] = xstrdup ("/sys/fs/cgroup/system.slice/agentrt-rt.scope");
+  s->systemd_unit = xstrdup ("agentrt-rt.scope");
+  CHECK (state_save (fd, s, &err) == 0);
+  CHECK (state_load (fd, "rt", &got, &err) == 0);
+  CHECK_STR (got->systemd_unit, "agentrt-rt.scope");
+  CHECK_STR (got->cgroup_dirs[0], "/sys/fs/cgroup/system.slice/agentrt-rt.scope");
+  state_free (got);
+  got = NULL;
+  {
+    cleanup_free char *text = NULL;
+    cleanup_free char *path = xasprintf ("%s/rt/state.json", tmp_root);
+    CHECK (ar_read_file (path, 1 << 20, &text, NULL, &err) == 0);
+    CHECK (strstr (text, "\"cgroupDriver\":\"systemd\"") != NULL);
+  }
   CHECK (state_dir_remove (rootfd, "rt", &err) == 0);
   return 0;
 }
@@ -403,15 +421,19 @@ test_journal (void)
   CHECK (state_journal_cgroups (fd, dirs, &err) == 0);
   CHECK (state_journal_cgroups (fd, bad, &err) < 0
          && err_is (&err, "cgroup path `/sys/fs/cgroup/a\nb` holds a newline: Invalid argument"));
+  CHECK (state_journal_unit (fd, "agentrt-j.scope", &err) == 0);
+  CHECK (state_journal_unit (fd, "a b.scope", &err) < 0
+         && err_is (&err, "systemd unit `a b.scope` holds a blank: Invalid argument"));
   CHECK (state_journal_process (fd, "init", 42, 7, &err) == 0);
   CHECK (state_journal_process (fd, "supervisor", 43, 8, &err) == 0);
   /* Lines that do not parse are skipped, and a last line without its newline was cut short.  */
-  const char *junk = "init x y\nsupervisor 0 5\ncgroup relative\ndelete";
+  const char *junk = "init x y\nsupervisor 0 5\ncgroup relative\nunit a b\ndelete";
   CHECK (write (fd, junk, strlen (junk)) == (ssize_t) strlen (junk));
   state_journal_read (dirfd, &j);
   CHECK (j.present && ar_strv_len (j.cgroup_dirs) == 2);
   CHECK_STR (j.cgroup_dirs[1], "/sys/fs/cgroup/memory/agentrt/j");
   CHECK (j.init_pid == 42 && j.init_start == 7 && j.sv_pid == 43 && j.sv_start == 8);
+  CHECK_STR (j.unit, "agentrt-j.scope");
   CHECK (!j.deleting);
   state_journal_release (&j);
   CHECK (state_journal_deleting (dirfd, &err) == 0); /* a line of its own after the cut one */

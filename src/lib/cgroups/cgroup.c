@@ -15,11 +15,11 @@
 
 #include "cgroups/cgroup.h"
 #include "cgroups/cgroup_internal.h"
+#include "cgroups/sdbus.h"
+#include "cgroups/systemd.h"
 #include "log.h"
 #include "init/mounts.h"
 #include "utils.h"
-
-#define CG_MAX 32
 
 const char *
 cgroup_layout_name (enum cgroup_layout l)
@@ -38,25 +38,18 @@ cgroup_release (struct cgroup *cg)
   free (cg->cpuacct);
   free (cg->pids);
   free (cg->cpuset);
+  free (cg->unit);
+  free (cg->slice);
+  free (cg->by_systemd);
+  sdbus_close (cg->bus);
+  if (cg->extra)
+    systemd_props_release (cg->extra);
+  free (cg->extra);
   memset (cg, 0, sizeof *cg);
 }
 
-/* One hierarchy: where it is mounted, what it controls ("cpu,cpuacct"; "" for cgroup2).  */
-struct hier
-{
-  char *mount;
-  char *controllers;
-  bool v2;
-};
-
-struct hiers
-{
-  struct hier h[CG_MAX];
-  size_t n;
-};
-
-static void
-hiers_release (struct hiers *hs)
+void
+cg_hiers_release (struct cg_hiers *hs)
 {
   for (size_t i = 0; i < hs->n; i++)
     {
@@ -91,7 +84,7 @@ v1_controllers (const char *super)
 static int
 collect_hier (const struct mounts_info *mi, void *data, ar_error_t *err)
 {
-  struct hiers *hs = data;
+  struct cg_hiers *hs = data;
   bool v2 = strcmp (mi->fstype, "cgroup2") == 0;
   char *ctl;
 
@@ -120,8 +113,8 @@ collect_hier (const struct mounts_info *mi, void *data, ar_error_t *err)
   return 0;
 }
 
-static int
-read_hiers (struct hiers *hs, enum cgroup_layout *layout, ar_error_t *err)
+int
+cg_read_hiers (struct cg_hiers *hs, enum cgroup_layout *layout, ar_error_t *err)
 {
   bool v1 = false, v2 = false;
 
@@ -140,14 +133,20 @@ read_hiers (struct hiers *hs, enum cgroup_layout *layout, ar_error_t *err)
   return 0;
 }
 
-/* The runtime's own cgroup in hierarchy h, from /proc/self/cgroup.  */
-static char *
-own_path (const struct hier *h)
+/* The cgroup of process `pid` (0: the runtime) in hierarchy h, from /proc/PID/cgroup; "/"
+   when it cannot be read.  */
+char *
+cg_proc_path (pid_t pid, const struct cg_hier *h)
 {
   cleanup_free char *text = NULL;
   char *save = NULL;
+  char file[64];
 
-  if (ar_read_file ("/proc/self/cgroup", 65536, &text, NULL, NULL) < 0)
+  if (pid > 0)
+    snprintf (file, sizeof file, "/proc/%d/cgroup", (int) pid);
+  else
+    snprintf (file, sizeof file, "/proc/self/cgroup");
+  if (ar_read_file (file, 65536, &text, NULL, NULL) < 0)
     return xstrdup ("/");
   for (char *l = strtok_r (text, "\n", &save); l; l = strtok_r (NULL, "\n", &save))
     {
@@ -162,8 +161,8 @@ own_path (const struct hier *h)
   return xstrdup ("/");
 }
 
-static bool
-has_controller (const char *list, const char *name)
+bool
+cg_has_controller (const char *list, const char *name)
 {
   size_t n = strlen (name);
   for (const char *p = list; (p = strstr (p, name)) != NULL; p += n)
@@ -184,63 +183,113 @@ check_path (const char *p, ar_error_t *err)
   return 0;
 }
 
+/* The v1 directory slots of `cg` that hierarchy h fills with `dir`.  */
+static void
+fill_slots (struct cgroup *cg, const struct cg_hier *h, const char *dir)
+{
+  char **slot[6] = { &cg->memory, &cg->freezer, &cg->cpu, &cg->cpuacct, &cg->pids, &cg->cpuset };
+  static const char *const names[6] = { "memory", "freezer", "cpu", "cpuacct", "pids", "cpuset" };
+
+  if (h->v2)
+    {
+      if (cg->unified == NULL)
+        cg->unified = xstrdup (dir);
+      return;
+    }
+  for (int k = 0; k < 6; k++)
+    if (*slot[k] == NULL && cg_has_controller (h->controllers, names[k]))
+      *slot[k] = xstrdup (dir);
+}
+
+/* Where systemd puts a unit's processes: the cgroup2 hierarchy, and the v1 ones of the
+   controllers it manages there (the others it leaves at the root).  */
+static bool
+systemd_places (const struct cg_hier *h)
+{
+  static const char *const managed[] = { "cpu", "cpuacct", "blkio", "memory", "devices", "pids" };
+
+  if (h->v2)
+    return true;
+  for (size_t k = 0; k < ARRAY_SIZE (managed); k++)
+    if (cg_has_controller (h->controllers, managed[k]))
+      return true;
+  return false;
+}
+
+/* --systemd-cgroup: the unit of `slice:prefix:name`, at the same path in every hierarchy, from
+   its root (systemd's layout, whatever the runtime's own cgroup).  */
+static int
+resolve_systemd (const struct spec *s, const char *id, struct cgroup *cg, ar_error_t *err)
+{
+  struct cg_hiers hs = { .n = 0 };
+  struct systemd_unit u;
+
+  if (geteuid () != 0)
+    return ar_make_error (err, EPERM,
+                          "--systemd-cgroup: only for root (systemd's user instances are not "
+                          "supported)");
+  if (systemd_unit_parse (s->linux_.cgroups_path, id, &u, err) < 0)
+    return -1;
+  if (cg_read_hiers (&hs, &cg->layout, err) < 0)
+    {
+      systemd_unit_release (&u);
+      return -1;
+    }
+  cg->dirs = xzalloc ((hs.n + 1) * sizeof *cg->dirs);
+  cg->by_systemd = xzalloc ((hs.n + 1) * sizeof *cg->by_systemd);
+  for (size_t i = 0; i < hs.n; i++)
+    {
+      cleanup_free char *joined = xasprintf ("%s/%s", hs.h[i].mount, u.path);
+      cg->dirs[cg->n] = mounts_clean_path (joined);
+      cg->by_systemd[cg->n] = systemd_places (&hs.h[i]);
+      fill_slots (cg, &hs.h[i], cg->dirs[cg->n]);
+      cg->n++;
+    }
+  cg->unit = steal_ptr (&u.name);
+  cg->slice = steal_ptr (&u.slice);
+  systemd_unit_release (&u);
+  cg_hiers_release (&hs);
+  return 0;
+}
+
 int
 cgroup_resolve (const struct spec *s, const char *id, bool systemd, struct cgroup *cg,
                 ar_error_t *err)
 {
-  struct hiers hs = { .n = 0 };
+  struct cg_hiers hs = { .n = 0 };
   const char *cp = s->linux_.cgroups_path;
   cleanup_free char *rel = NULL;
-  int ret = 0;
 
   memset (cg, 0, sizeof *cg);
   if (systemd)
-    return ar_make_error (err, ENOSYS,
-                          "--systemd-cgroup: the systemd cgroup driver is not supported yet; use "
-                          "the cgroupfs driver");
+    return resolve_systemd (s, id, cg, err);
   if (cp && *cp && check_path (cp, err) < 0)
     return -1;
   rel = cp && *cp ? NULL : xasprintf ("agentrt/%s", id);
-  if (read_hiers (&hs, &cg->layout, err) < 0)
+  if (cg_read_hiers (&hs, &cg->layout, err) < 0)
     return -1;
   cg->dirs = xzalloc ((hs.n + 1) * sizeof *cg->dirs);
   for (size_t i = 0; i < hs.n; i++)
     {
-      const struct hier *h = &hs.h[i];
-      cleanup_free char *base = (cp && cp[0] == '/') ? xstrdup ("") : own_path (h);
+      const struct cg_hier *h = &hs.h[i];
+      cleanup_free char *base = (cp && cp[0] == '/') ? xstrdup ("") : cg_proc_path (0, h);
       cleanup_free char *joined = xasprintf ("%s/%s/%s", h->mount, base, rel ? rel : cp);
-      char *dir = mounts_clean_path (joined);
 
-      cg->dirs[cg->n++] = dir;
-      if (h->v2)
-        cg->unified = xstrdup (dir);
-      else
-        {
-          if (has_controller (h->controllers, "memory"))
-            cg->memory = xstrdup (dir);
-          if (has_controller (h->controllers, "freezer"))
-            cg->freezer = xstrdup (dir);
-          if (has_controller (h->controllers, "cpu"))
-            cg->cpu = xstrdup (dir);
-          if (has_controller (h->controllers, "cpuacct"))
-            cg->cpuacct = xstrdup (dir);
-          if (has_controller (h->controllers, "pids"))
-            cg->pids = xstrdup (dir);
-          if (has_controller (h->controllers, "cpuset"))
-            cg->cpuset = xstrdup (dir);
-        }
+      cg->dirs[cg->n] = mounts_clean_path (joined);
+      fill_slots (cg, h, cg->dirs[cg->n]);
+      cg->n++;
     }
-  hiers_release (&hs);
-  return ret;
+  cg_hiers_release (&hs);
+  return 0;
 }
 
 int
-cgroup_from_dirs (char *const *dirs, struct cgroup *cg, ar_error_t *err)
+cgroup_from_dirs (char *const *dirs, const char *unit, struct cgroup *cg, ar_error_t *err)
 {
-  struct hiers hs = { .n = 0 };
+  struct cg_hiers hs = { .n = 0 };
 
   memset (cg, 0, sizeof *cg);
-  if (read_hiers (&hs, &cg->layout, err) < 0)
+  if (cg_read_hiers (&hs, &cg->layout, err) < 0)
     return -1;
   cg->dirs = xzalloc ((ar_strv_len (dirs) + 1) * sizeof *cg->dirs);
   for (size_t d = 0; dirs[d]; d++)
@@ -248,22 +297,13 @@ cgroup_from_dirs (char *const *dirs, struct cgroup *cg, ar_error_t *err)
       cg->dirs[cg->n++] = xstrdup (dirs[d]);
       for (size_t i = 0; i < hs.n; i++)
         {
-          const struct hier *h = &hs.h[i];
-          size_t ml = strlen (h->mount);
-          char **slot[6]
-              = { &cg->memory, &cg->freezer, &cg->cpu, &cg->cpuacct, &cg->pids, &cg->cpuset };
-          const char *names[6] = { "memory", "freezer", "cpu", "cpuacct", "pids", "cpuset" };
-          if (strncmp (dirs[d], h->mount, ml) != 0 || dirs[d][ml] != '/')
-            continue;
-          if (h->v2)
-            cg->unified = xstrdup (dirs[d]);
-          else
-            for (int k = 0; k < 6; k++)
-              if (*slot[k] == NULL && has_controller (h->controllers, names[k]))
-                *slot[k] = xstrdup (dirs[d]);
+          size_t ml = strlen (hs.h[i].mount);
+          if (strncmp (dirs[d], hs.h[i].mount, ml) == 0 && dirs[d][ml] == '/')
+            fill_slots (cg, &hs.h[i], dirs[d]);
         }
     }
-  hiers_release (&hs);
+  cg->unit = unit ? xstrdup (unit) : NULL;
+  cg_hiers_release (&hs);
   return 0;
 }
 
@@ -287,8 +327,8 @@ make_parents (char *p, bool v2, ar_error_t *err)
   return 0;
 }
 
-static int
-make_dir (const char *dir, bool v2, ar_error_t *err)
+int
+cg_make_dir (const char *dir, bool v2, ar_error_t *err)
 {
   cleanup_free char *p = xstrdup (dir);
   int r;
@@ -322,6 +362,13 @@ cgroup_check_free (const struct cgroup *cg, ar_error_t *err)
   return 0;
 }
 
+/* Does agentrt make dirs[i] (with the systemd driver, only where systemd does not)?  */
+static bool
+own_dir (const struct cgroup *cg, size_t i)
+{
+  return cg->unit == NULL || cg->by_systemd == NULL || !cg->by_systemd[i];
+}
+
 enum cgroup_relation
 cgroup_relation (const char *a, const char *b)
 {
@@ -351,7 +398,7 @@ holds_processes (const char *dir)
 /* The parents of dir (below its hierarchy's root, above dir) that are neither the runtime's
    own cgroup nor above it, which the runtime lives in whatever the config says.  */
 static int
-check_parents_of (const char *dir, const struct hiers *hs, ar_error_t *err)
+check_parents_of (const char *dir, const struct cg_hiers *hs, ar_error_t *err)
 {
   cleanup_free char *p = xstrdup (dir);
 
@@ -361,7 +408,7 @@ check_parents_of (const char *dir, const struct hiers *hs, ar_error_t *err)
       cleanup_free char *own = NULL, *own_dir = NULL;
       if (strncmp (dir, hs->h[i].mount, ml) != 0 || dir[ml] != '/')
         continue;
-      own = own_path (&hs->h[i]);
+      own = cg_proc_path (0, &hs->h[i]);
       own_dir = xasprintf ("%s/%s", hs->h[i].mount, own);
       free (own);
       own = mounts_clean_path (own_dir);
@@ -386,15 +433,15 @@ check_parents_of (const char *dir, const struct hiers *hs, ar_error_t *err)
 int
 cgroup_check_parents (const struct cgroup *cg, ar_error_t *err)
 {
-  struct hiers hs = { .n = 0 };
+  struct cg_hiers hs = { .n = 0 };
   enum cgroup_layout layout;
   int r = 0;
 
-  if (read_hiers (&hs, &layout, err) < 0)
+  if (cg_read_hiers (&hs, &layout, err) < 0)
     return -1;
   for (size_t i = 0; r == 0 && i < cg->n; i++)
     r = check_parents_of (cg->dirs[i], &hs, err);
-  hiers_release (&hs);
+  cg_hiers_release (&hs);
   return r;
 }
 
@@ -404,12 +451,13 @@ cgroup_create (const struct cgroup *cg, const struct spec_resources *r, ar_error
   size_t made = 0;
 
   for (; made < cg->n; made++)
-    if (make_dir (cg->dirs[made], cg->layout == CGROUP_V2, err) < 0)
+    if (own_dir (cg, made) && cg_make_dir (cg->dirs[made], cg->layout == CGROUP_V2, err) < 0)
       break;
-  if (made == cg->n && cgroup_apply (cg, r, err) == 0)
+  if (made == cg->n && (cg->unit || cgroup_apply (cg, r, err) == 0))
     return 0;
   for (size_t i = 0; i < made; i++)
-    (void) rmdir (cg->dirs[i]);
+    if (own_dir (cg, i))
+      (void) rmdir (cg->dirs[i]);
   return -1;
 }
 
@@ -418,12 +466,12 @@ cgroup_create (const struct cgroup *cg, const struct spec_resources *r, ar_error
    lock for that, where a pid in cgroup.procs takes cgroup_threadgroup_rwsem for writing and
    so waits for an RCU grace period (5-15 ms on this kind of VM, every time).  The runtime is
    single-threaded: its thread is the process.  */
-static int
-enter_v1 (const struct cgroup *cg, ar_error_t *err)
+int
+cg_enter_v1 (const struct cgroup *cg, bool own_only, ar_error_t *err)
 {
   for (size_t i = 0; i < cg->n; i++)
     if ((cg->unified == NULL || strcmp (cg->dirs[i], cg->unified) != 0)
-        && cg_write (cg->dirs[i], "tasks", "0", 1, err) < 0)
+        && (!own_only || own_dir (cg, i)) && cg_write (cg->dirs[i], "tasks", "0", 1, err) < 0)
       return -1;
   return 0;
 }
@@ -431,22 +479,22 @@ enter_v1 (const struct cgroup *cg, ar_error_t *err)
 int
 cgroup_self_save (struct cgroup *saved, ar_error_t *err)
 {
-  struct hiers hs = { .n = 0 };
+  struct cg_hiers hs = { .n = 0 };
 
   memset (saved, 0, sizeof *saved);
-  if (read_hiers (&hs, &saved->layout, err) < 0)
+  if (cg_read_hiers (&hs, &saved->layout, err) < 0)
     return -1;
   saved->dirs = xzalloc ((hs.n + 1) * sizeof *saved->dirs);
   for (size_t i = 0; i < hs.n; i++)
     {
-      cleanup_free char *own = own_path (&hs.h[i]);
+      cleanup_free char *own = cg_proc_path (0, &hs.h[i]);
       cleanup_free char *joined = xasprintf ("%s/%s", hs.h[i].mount, own);
       saved->dirs[saved->n] = mounts_clean_path (joined);
       if (hs.h[i].v2)
         saved->unified = xstrdup (saved->dirs[saved->n]);
       saved->n++;
     }
-  hiers_release (&hs);
+  cg_hiers_release (&hs);
   return 0;
 }
 
@@ -466,12 +514,30 @@ cgroup_run_inside (const struct cgroup *cg, int (*fn) (void *data, int into_fd, 
       if (into < 0)
         r = ar_make_error (err, errno, "cgroups: open `%s`", cg->unified);
     }
-  if ((cg->unified == NULL || into >= 0) && enter_v1 (cg, err) == 0)
+  if ((cg->unified == NULL || into >= 0) && cg_enter_v1 (cg, false, err) == 0)
     r = fn (data, into, err);
-  if (enter_v1 (&self, &back) < 0)
+  if (cg_enter_v1 (&self, false, &back) < 0)
     ar_log_error_release (&back);
   if (into >= 0)
     close (into);
+  cgroup_release (&self);
+  return r;
+}
+
+int
+cgroup_run_unplaced (const struct cgroup *cg, int (*fn) (void *data, int into_fd, ar_error_t *err),
+                     void *data, ar_error_t *err)
+{
+  struct cgroup self;
+  ar_error_t back = NULL;
+  int r = -1;
+
+  if (cgroup_self_save (&self, err) < 0)
+    return -1;
+  if (cg_enter_v1 (cg, true, err) == 0)
+    r = fn (data, -1, err);
+  if (cg_enter_v1 (&self, false, &back) < 0)
+    ar_log_error_release (&back);
   cgroup_release (&self);
   return r;
 }
@@ -486,23 +552,23 @@ same_dir (const char *a, const char *b)
 static char *
 own_dir_of (const char *dir)
 {
-  struct hiers hs = { .n = 0 };
+  struct cg_hiers hs = { .n = 0 };
   enum cgroup_layout layout;
   char *out = NULL;
 
-  if (read_hiers (&hs, &layout, NULL) < 0)
+  if (cg_read_hiers (&hs, &layout, NULL) < 0)
     return NULL;
   for (size_t i = 0; out == NULL && i < hs.n; i++)
     {
       size_t ml = strlen (hs.h[i].mount);
       if (strncmp (dir, hs.h[i].mount, ml) == 0 && (dir[ml] == '/' || dir[ml] == '\0'))
         {
-          cleanup_free char *own = own_path (&hs.h[i]);
+          cleanup_free char *own = cg_proc_path (0, &hs.h[i]);
           cleanup_free char *joined = xasprintf ("%s/%s", hs.h[i].mount, own);
           out = mounts_clean_path (joined);
         }
     }
-  hiers_release (&hs);
+  cg_hiers_release (&hs);
   return out;
 }
 
@@ -678,7 +744,8 @@ cgroup_pids_all (const struct cgroup *cg, pid_t **pids, size_t *n, ar_error_t *e
 
   *pids = NULL;
   *n = 0;
-  if (dir == NULL)
+  /* Gone: no process is left in it (systemd removes a scope once it is empty).  */
+  if (dir == NULL || (fd < 0 && errno == ENOENT))
     return 0;
   if (fd < 0)
     return ar_make_error (err, errno, "cgroups: open `%s`", dir);
@@ -822,9 +889,28 @@ remove_dir (const char *dir, ar_error_t *err)
   return 0;
 }
 
-int
-cgroup_destroy (const struct cgroup *cg, ar_error_t *err)
+/* The unit goes first: systemd removes its own directories then (a scope's processes are gone
+   by now, and systemd stops an empty scope by itself anyway, so a systemd that does not answer
+   is only worth a warning).  */
+static void
+stop_unit (struct cgroup *cg)
 {
+  ar_error_t e = NULL;
+
+  if ((cg->bus == NULL && sdbus_open (&cg->bus, &e) < 0)
+      || sdbus_stop_unit (cg->bus, cg->unit, &e) < 0)
+    {
+      cleanup_free char *text = ar_error_text (e);
+      ar_warn ("%s", text);
+      ar_error_release (&e);
+    }
+}
+
+int
+cgroup_destroy (struct cgroup *cg, ar_error_t *err)
+{
+  if (cg->unit)
+    stop_unit (cg);
   /* Each directory is the container's own leaf, but for its supervisor's (v2), which goes
      first.  */
   for (size_t i = 0; i < cg->n; i++)

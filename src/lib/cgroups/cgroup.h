@@ -10,7 +10,14 @@
    Paths.  An absolute cgroupsPath is taken from each hierarchy's root, a relative one from the
    runtime's own cgroup in it (runc's rule).  Without one, the container goes to agentrt/ID
    under the runtime's own cgroup, so that whatever limits the caller lives under still hold.
-   The resolved directories are stored in state.json: every later command uses exactly them.  */
+   The resolved directories are stored in state.json: every later command uses exactly them.
+
+   Drivers.  cgroupfs (the default): agentrt makes the directories.  systemd (--systemd-cgroup,
+   cgroup_systemd.c): linux.cgroupsPath is `slice:prefix:name` and systemd makes the container's
+   scope unit, prefix-name.scope in that slice, over D-Bus, with the resources as the unit's
+   properties; agentrt writes them to the files again, and makes the v1 directories systemd
+   does not (freezer, cpuset, …).  The unit's name is stored in state.json beside the
+   directories, and delete stops it.  */
 #ifndef AGENTRT_CGROUP_H
 #define AGENTRT_CGROUP_H
 
@@ -29,6 +36,7 @@ enum cgroup_layout
   CGROUP_V2,
 };
 
+struct sdbus;
 struct cgroup
 {
   enum cgroup_layout layout;
@@ -37,6 +45,14 @@ struct cgroup
   char *unified; /* the cgroup2 directory among dirs (v2, hybrid), or NULL */
   /* the v1 directories of these, or NULL */
   char *memory, *freezer, *cpu, *cpuacct, *pids, *cpuset;
+  /* The systemd driver: the container's unit ("agentrt-ID.scope") and its slice, else NULL.  */
+  char *unit, *slice;
+  /* Per dir (cgroup_resolve), whether systemd puts the container there: the cgroup2 one and
+     the v1 hierarchies of the controllers it manages (cpu, cpuacct, blkio, memory, devices,
+     pids); agentrt makes the others.  NULL from cgroup_from_dirs.  */
+  bool *by_systemd;
+  struct sdbus *bus;           /* systemd, once connected */
+  struct systemd_props *extra; /* the org.systemd.property.* annotations, or NULL */
 };
 
 /* v2: the child directory of the container's cgroup that holds its supervisor (see
@@ -45,11 +61,12 @@ struct cgroup
 
 void cgroup_release (struct cgroup *cg);
 
-/* Resolve the container's directories (nothing is created).  `systemd`: --systemd-cgroup.  */
+/* Resolve the container's directories (nothing is created).  `systemd`: --systemd-cgroup (the
+   unit's name, and the directories systemd gives it).  */
 int cgroup_resolve (const struct spec *s, const char *id, bool systemd, struct cgroup *cg,
                     ar_error_t *err);
-/* From the directories stored in state.json.  */
-int cgroup_from_dirs (char *const *dirs, struct cgroup *cg, ar_error_t *err);
+/* From the directories stored in state.json, and the systemd unit (NULL: cgroupfs).  */
+int cgroup_from_dirs (char *const *dirs, const char *unit, struct cgroup *cg, ar_error_t *err);
 
 /* None of the directories exists yet (create checks before it records them in the container's
    journal, so that a delete of a create killed then never removes another container's).  */
@@ -70,7 +87,8 @@ enum cgroup_relation cgroup_relation (const char *a, const char *b);
    container cgroup that already holds processes.  */
 int cgroup_check_parents (const struct cgroup *cg, ar_error_t *err);
 /* Create the directories (an existing one is an error: another container's) and apply
-   linux.resources.  On failure what was created is removed.  */
+   linux.resources.  On failure what was created is removed.  systemd driver: only those
+   systemd does not make, and no resources yet (cgroup_systemd_place).  */
 int cgroup_create (const struct cgroup *cg, const struct spec_resources *r, ar_error_t *err);
 /* The caller's own cgroups, to go back to after cgroup_run_inside moved it (0 on success).  */
 int cgroup_self_save (struct cgroup *saved, ar_error_t *err);
@@ -119,8 +137,10 @@ int cgroup_pids_all (const struct cgroup *cg, pid_t **pids, size_t *n, ar_error_
    processes of those that are left are signalled.  */
 int cgroup_signal_all (const struct cgroup *cg, int sig, ar_error_t *err);
 int cgroup_freeze (const struct cgroup *cg, bool freeze, ar_error_t *err);
-/* Remove every directory (processes must be gone; retried briefly while they are reaped).  */
-int cgroup_destroy (const struct cgroup *cg, ar_error_t *err);
+/* Remove every directory (processes must be gone; retried briefly while they are reaped).
+   systemd driver: the unit is stopped first (StopUnit, ResetFailedUnit); systemd not answering
+   is a warning, as it removes a scope whose processes are gone by itself.  */
+int cgroup_destroy (struct cgroup *cg, ar_error_t *err);
 
 /* The devices every container may use, and linux.devices: on v1 allowed after the rules of
    linux.resources.devices (which cgroup_apply wrote); on v2 all three lists become the
@@ -137,5 +157,34 @@ char *cgroup_stats_json (const struct cgroup *cg);
 uint64_t cgroup_oom_kills (const struct cgroup *cg);
 
 const char *cgroup_layout_name (enum cgroup_layout l);
+
+/* The systemd driver (cgroup_systemd.c).  create: cgroup_resolve, cgroup_systemd_open (before
+   anything is made: a machine without systemd fails here), cgroup_create (agentrt's own
+   directories), cgroup_run_unplaced with an init that waits until cgroup_systemd_place has put
+   it in the unit.  */
+
+/* Connect to systemd, and read the org.systemd.property.* annotations into properties (the
+   caller has checked that the operator lets config.json set them).  */
+int cgroup_systemd_open (struct cgroup *cg, const struct spec_map *annotations, ar_error_t *err);
+/* Run fn with the caller in the directories agentrt made (cgroup_create; v1's freezer, cpuset,
+   …), so that the init is born there, as cgroup_run_inside does; fn gets -1 (systemd puts it in
+   the cgroup2 one).  */
+int cgroup_run_unplaced (const struct cgroup *cg,
+                         int (*fn) (void *data, int into_fd, ar_error_t *err), void *data,
+                         ar_error_t *err);
+/* The init `pid`, waiting, into the unit: StartTransientUnit with PIDs=[pid], the resources and
+   devices as properties, and the job waited for; then where systemd did not put it, it is
+   moved (v1 controllers systemd leaves alone); then linux.resources and the device rules are
+   written to the files as cgroupfs does, exact where systemd rounds.  */
+int cgroup_systemd_place (struct cgroup *cg, pid_t pid, const char *id,
+                          const struct spec_resources *r, const struct spec_device *devs,
+                          size_t n_devs, ar_error_t *err);
+/* update, both drivers: the files (cgroup_apply), and with `devices` (new device rules; devs:
+   linux.devices) v2's device program built again (cgroup_allow_devices).  systemd driver:
+   first SetUnitProperties of what `r` sets (DevicePolicy and DeviceAllow with `devices`), the
+   cgroup frozen meanwhile on v1 when devices change (systemd rewrites the list from nothing)
+   unless `frozen` already; v1 then gets the whole device list again too.  */
+int cgroup_update (struct cgroup *cg, const struct spec_resources *r, bool devices,
+                   const struct spec_device *devs, size_t n_devs, bool frozen, ar_error_t *err);
 
 #endif

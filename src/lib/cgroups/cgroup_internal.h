@@ -5,9 +5,40 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "agentrt/error.h"
+#include "cgroups/cgroup.h"
 #include "spec/spec.h"
+
+#define CG_MAX 32
+
+/* One hierarchy: where it is mounted, what it controls ("cpu,cpuacct"; "" for cgroup2).  */
+struct cg_hier
+{
+  char *mount;
+  char *controllers;
+  bool v2;
+};
+struct cg_hiers
+{
+  struct cg_hier h[CG_MAX];
+  size_t n;
+};
+/* The hierarchies mounted here (named ones such as name=systemd, which control nothing, left
+   out), and what layout they make.  */
+int cg_read_hiers (struct cg_hiers *hs, enum cgroup_layout *layout, ar_error_t *err);
+void cg_hiers_release (struct cg_hiers *hs);
+/* Is `name` one of the comma list `list`?  */
+bool cg_has_controller (const char *list, const char *name);
+/* The cgroup of process `pid` (0: the caller) in h, from /proc/PID/cgroup ("/" if unknown).  */
+char *cg_proc_path (pid_t pid, const struct cg_hier *h);
+/* mkdir -p `dir`, itself exclusively (EEXIST: another container's); v1 cpusets get their
+   parent's CPUs and memory nodes, v2 parents delegate their controllers.  */
+int cg_make_dir (const char *dir, bool v2, ar_error_t *err);
+/* The calling thread into each v1 directory of `cg` (only those agentrt makes, with
+   `own_only`: the systemd driver's before the unit exists).  */
+int cg_enter_v1 (const struct cgroup *cg, bool own_only, ar_error_t *err);
 
 /* Write `value` to DIR/FILE; the error names the file and the value.  */
 int cg_write (const char *dir, const char *file, const char *value, size_t len, ar_error_t *err);
@@ -22,6 +53,9 @@ const char *cg_dir_with (const struct cgroup *cg, const char *file);
 void cg_cpuset_inherit (const char *dir);
 /* v2: give the children of `dir` every controller it has (no-op on v1).  */
 void cg_v2_delegate (const char *dir);
+/* crun's and runc's conversion of cpu.shares [2, 262144] to cpu.weight [1, 10000] (the file on
+   v2, and systemd's CPUWeight).  */
+uint64_t cg_shares_to_weight (uint64_t shares);
 /* v1 freezer: FROZEN or THAWED, waiting until the kernel says it is done.  */
 int cg_v1_freeze (const char *dir, bool freeze, ar_error_t *err);
 

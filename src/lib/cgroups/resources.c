@@ -431,9 +431,8 @@ v1_blkio (const struct cgroup *cg, const struct spec_block_io *b, ar_error_t *er
 
 /* v2 (and the unified directory of a hybrid machine).  */
 
-/* crun's conversion of cpu.shares [2, 262144] to cpu.weight [1, 10000].  */
-static uint64_t
-shares_to_weight (uint64_t shares)
+uint64_t
+cg_shares_to_weight (uint64_t shares)
 {
   if (shares < 2)
     shares = 2;
@@ -492,7 +491,7 @@ v2_cpu (const char *d, const struct spec_cpu *c, ar_error_t *err)
   uint64_t period = c->period.set ? c->period.v : 100000;
 
   if (c->shares.set
-      && cg_printf (d, "cpu.weight", err, "%" PRIu64, shares_to_weight (c->shares.v)) < 0)
+      && cg_printf (d, "cpu.weight", err, "%" PRIu64, cg_shares_to_weight (c->shares.v)) < 0)
     return -1;
   if (c->quota.set || c->period.set)
     {

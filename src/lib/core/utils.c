@@ -206,6 +206,13 @@ ar_str_has_prefix (const char *s, const char *prefix)
 }
 
 bool
+ar_str_has_suffix (const char *s, const char *suffix)
+{
+  size_t ls = strlen (s), lx = strlen (suffix);
+  return ls >= lx && strcmp (s + ls - lx, suffix) == 0;
+}
+
+bool
 ar_parse_int64 (const char *s, long long min, long long max, long long *out)
 {
   char *end = NULL;

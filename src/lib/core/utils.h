@@ -55,6 +55,7 @@ char *ar_time_rfc3339 (const struct timespec *ts);
 pid_t ar_clone (unsigned long flags, int cgroup_fd);
 
 bool ar_str_has_prefix (const char *s, const char *prefix);
+bool ar_str_has_suffix (const char *s, const char *suffix);
 /* Parse a whole decimal string into [min, max]; false on junk or overflow.  */
 bool ar_parse_int64 (const char *s, long long min, long long max, long long *out);
 

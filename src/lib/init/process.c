@@ -1,7 +1,8 @@
 /* The container init and the runtime's half of its setup.
 
    runtime (create)                         init (clone child)
-   clone(CLONE_NEWPID without a userns) ───▶ non-dumpable, PDEATHSIG, join namespaces
+   clone(CLONE_NEWPID without a userns) ───▶ non-dumpable, PDEATHSIG
+   (systemd driver) the init into its unit ─ PLACED ─▶ join namespaces
    ◀── MAPS_PLEASE                            euid := its owner, unshare(CLONE_NEWUSER)
    write uid_map/gid_map ── MAPS_DONE ─────▶ become root of it, unshare the others
    ◀── INIT_PID (only when it forks again)   fork once more for a pid/time namespace
@@ -60,6 +61,7 @@ enum sync_type
   SYNC_ERROR,
   SYNC_TRACE_ME,      /* a ptrace-platform filter is on: attach a tracer before my next step */
   SYNC_TRACE_OK,      /* the supervisor traces it (exec), or will before start (the init) */
+  SYNC_PLACED,        /* the runtime has put the init in its cgroups (systemd driver) */
   SYNC_MOUNTS_PLEASE, /* the init has its mount namespace: the runtime opens its bind sources */
   SYNC_MOUNT_SRC,     /* one of them, with SCM_RIGHTS; status: its index in spec->mounts */
   SYNC_MOUNTS_DONE,
@@ -703,6 +705,12 @@ static void __attribute__ ((noreturn)) init_main (const struct process_init_cfg 
       ar_make_error (&err, errno, "prctl");
       child_fail (sock, &err);
     }
+  if (c->place)
+    {
+      cleanup_free struct sync_msg *m = sync_msg_new ();
+      if (sync_expect (sock, SYNC_PLACED, m, &err) < 0)
+        child_fail (sock, &err);
+    }
   if (init_setup (c, sock, &st, &exe, &err) < 0)
     child_fail (sock, &err);
   (void) prctl (PR_SET_PDEATHSIG, 0); /* `create` exits now; we stay */
@@ -936,6 +944,19 @@ parent_sync (const struct process_init_cfg *c, int sock, struct spawn *sp,
   return r < 0 ? -1 : 0;
 }
 
+/* The systemd driver's step, before the init does anything.  */
+static int
+place_init (const struct process_init_cfg *c, int sock, pid_t pid, ar_error_t *err)
+{
+  if (c->place == NULL)
+    return 0;
+  if (c->place (pid, c->place_data, err) < 0)
+    return -1;
+  if (sync_send (sock, SYNC_PLACED, 0, 0, NULL) < 0)
+    return ar_make_error (err, errno, "sync with the container init");
+  return 0;
+}
+
 /* The init gets the rootfs as its cwd, opened here with the runtime's credentials: the init
    itself may be the root of a user namespace that cannot search the directories above the
    bundle (rootfs.h).  *saved is our own cwd, to return to right after the clone.  A joined mount
@@ -1001,7 +1022,9 @@ process_spawn_init (const struct process_init_cfg *c, process_runtime_hooks_fn h
     }
   close (sv[1]);
   sp.init_pid = sp.clone_pid;
-  ret = parent_sync (c, sv[0], &sp, hooks, hooks_data, err);
+  ret = place_init (c, sv[0], sp.clone_pid, err);
+  if (ret == 0)
+    ret = parent_sync (c, sv[0], &sp, hooks, hooks_data, err);
   close (sv[0]);
   return spawn_finish (&sp, ret, res);
 }

@@ -54,6 +54,12 @@ struct process_init_cfg
   /* The container's cgroup2 directory (O_PATH), which the init is cloned into
      (CLONE_INTO_CGROUP), or -1 (cgroups.h: cgroup_run_inside).  */
   int cgroup_fd;
+  /* The systemd cgroup driver: called in the runtime with the init's pid as soon as it is
+     cloned, while the init waits before its first step (it must be in the unit before it
+     unshares its cgroup namespace or forks), to have systemd put it in the container's unit
+     (cgroups.h: cgroup_systemd_place); NULL: none.  */
+  int (*place) (pid_t pid, void *data, ar_error_t *err);
+  void *place_data;
   /* The bind sources the runtime opens for the init (sources.h), or NULL.  */
   const struct sources_plan *sources;
 };

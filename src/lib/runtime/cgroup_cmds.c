@@ -23,7 +23,7 @@ load_cgroup (const struct state *s, struct cgroup *cg, ar_error_t *err)
 {
   if (s->cgroup_dirs == NULL)
     return ar_make_error (err, ENOENT, "container `%s` has no cgroup", s->id);
-  return cgroup_from_dirs (s->cgroup_dirs, cg, err);
+  return cgroup_from_dirs (s->cgroup_dirs, s->systemd_unit, cg, err);
 }
 
 /* On cgroup v2 the supervisor's worker lives in a child of the container's cgroup (cgroup.h:
@@ -203,23 +203,21 @@ load_resources (const char *file, struct spec_resources **r, ar_error_t *err)
   return spec_parse_resources (text, strcmp (file, "-") == 0 ? "stdin" : file, r, err);
 }
 
-/* v2: new device rules replace the cgroup's device program, so it is built again from them,
-   the defaults and linux.devices, which state.json does not hold: they are read from the
-   bundle's config.json, as at create.  (v1 appends the new rules to the kernel's list.)  */
+/* New device rules: on v2 they replace the cgroup's device program, and with the systemd driver
+   the unit's DeviceAllow, both built again from them, the defaults and linux.devices, which
+   state.json does not hold: they are read from the bundle's config.json, as at create.  (v1
+   with cgroupfs appends the new rules to the kernel's list.)  */
 static int
-update_v2_devices (const struct state *s, const struct cgroup *cg, const struct spec_resources *r,
-                   ar_error_t *err)
+bundle_devices (const struct state *s, struct spec **sp, ar_error_t *err)
 {
-  cleanup_spec struct spec *sp = NULL;
-
-  if (s->bundle == NULL || spec_load_bundle (s->bundle, &sp, err) < 0)
+  if (s->bundle == NULL || spec_load_bundle (s->bundle, sp, err) < 0)
     {
       if (s->bundle == NULL)
         ar_make_error (err, ENOENT, "container `%s` has no bundle", s->id);
-      return ar_error_wrap (err, "cgroup v2: update linux.resources.devices: the linux.devices "
-                                 "of the container");
+      return ar_error_wrap (err, "update linux.resources.devices: the linux.devices of the "
+                                 "container");
     }
-  return cgroup_allow_devices (cg, r, sp->linux_.devices, sp->linux_.n_devices, err);
+  return 0;
 }
 
 /* Were any of runc's resource flags given (or --resources)?  */
@@ -284,10 +282,12 @@ ar_container_update (const struct ar_globals *g, const char *id, const struct ar
                      ar_error_t *err)
 {
   cleanup_state struct state *s = NULL;
+  cleanup_spec struct spec *sp = NULL;
   cleanup_close int dirfd = -1;
   struct spec_resources *r = NULL;
   struct cgroup cg;
   bool ours = o->net_allow || o->net_allow_add || o->net_allow_remove || o->timeout;
+  bool devices;
   int ret;
 
   if (container_load_locked (g, id, true, &dirfd, &s, err) < 0)
@@ -304,9 +304,11 @@ ar_container_update (const struct ar_globals *g, const char *id, const struct ar
       spec_resources_free (r);
       return -1;
     }
-  ret = cgroup_apply (&cg, r, err);
-  if (ret == 0 && r->n_devices > 0 && cg.layout == CGROUP_V2)
-    ret = update_v2_devices (s, &cg, r, err);
+  devices = r->n_devices > 0 && (cg.layout == CGROUP_V2 || cg.unit);
+  ret = devices ? bundle_devices (s, &sp, err) : 0;
+  if (ret == 0)
+    ret = cgroup_update (&cg, r, devices, sp ? sp->linux_.devices : NULL,
+                         sp ? sp->linux_.n_devices : 0, s->status == STATE_PAUSED, err);
   cgroup_release (&cg);
   spec_resources_free (r);
   return ret;

@@ -299,7 +299,7 @@ spawn_in_cgroup (const struct state *s, const struct process_exec_cfg *cfg,
 
   if (s->cgroup_dirs == NULL)
     return process_spawn_exec (cfg, res, err);
-  if (cgroup_from_dirs (s->cgroup_dirs, &cg, err) < 0)
+  if (cgroup_from_dirs (s->cgroup_dirs, s->systemd_unit, &cg, err) < 0)
     return -1;
   r = cgroup_run_inside (&cg, spawn_fn, &a, err);
   cgroup_release (&cg);

@@ -20,7 +20,9 @@
 static const struct
 {
   bool cgroup_v1, cgroup_v2, cgroup_systemd, seccomp, apparmor, selinux, intel_rdt, idmap;
-} applied = { .cgroup_v1 = true, .cgroup_v2 = true, .seccomp = true, .idmap = true };
+} applied = {
+  .cgroup_v1 = true, .cgroup_v2 = true, .cgroup_systemd = true, .seccomp = true, .idmap = true
+};
 
 static void
 write_named (struct ar_json *j, const char *key, const struct spec_named_value *v)

@@ -415,6 +415,11 @@ prepare_create (struct create_ctx *c, ar_error_t *err)
       || namespaces_plan (c->spec, &c->ns, err) < 0 || check_supervisor_pidns (c, err) < 0
       || sources_plan (c->spec, &c->ns, c->bundle, &c->sources, err) < 0)
     return -1;
+  /* systemd is asked now, before anything is made: without it create fails here, clean.  */
+  if (c->cg.unit
+      && (sandbox_check_systemd_properties (&c->spec->annotations, &c->op, err) < 0
+          || cgroup_systemd_open (&c->cg, &c->spec->annotations, err) < 0))
+    return -1;
   /* The operator's directory, kept between containers: made once, never removed.  */
   if (o->audit_log == NULL && operator_make_audit_dir (&c->op, err) < 0)
     return -1;
@@ -714,6 +719,16 @@ make_idmapped_overlay (pid_t init, void *data, int fds[PROCESS_OVERLAY_FDS], ar_
   return 0;
 }
 
+/* The systemd driver: the init, waiting, into its unit, with the resources.  */
+static int
+place_fn (pid_t pid, void *data, ar_error_t *err)
+{
+  struct create_ctx *c = data;
+  const struct spec_linux *l = &c->spec->linux_;
+
+  return cgroup_systemd_place (&c->cg, pid, c->id, &l->resources, l->devices, l->n_devices, err);
+}
+
 static int
 spawn (struct create_ctx *c, int dirfd, int cgroup_fd, struct process_result *res, ar_error_t *err)
 {
@@ -731,6 +746,12 @@ spawn (struct create_ctx *c, int dirfd, int cgroup_fd, struct process_result *re
                                   .no_new_keyring = c->o->no_new_keyring,
                                   .cgroup_fd = cgroup_fd,
                                   .sources = &c->sources };
+
+  if (c->cg.unit)
+    {
+      cfg.place = place_fn;
+      cfg.place_data = c;
+    }
 
   for (int i = 0; i < FILTER__N; i++)
     cfg.filters[i] = c->progs[i].insns ? &c->progs[i] : NULL;
@@ -911,9 +932,10 @@ spawn_in_cgroup (struct create_ctx *c, int dirfd, struct process_result *res, ar
   struct spawn_args a = { c, dirfd, res };
   cleanup_close int claim = -1;
 
-  /* Recorded before they are made: a create killed from here on leaves a journal that delete
-     cleans them up from.  Checked free first, so that the record never names another
-     container's; claimed under the root's lock until made (claim.c), with the audit log.  */
+  /* Recorded before they are made (the systemd unit too, before systemd is asked): a create
+     killed from here on leaves a journal that delete cleans them up from.  Checked free first,
+     so that the record never names another container's; claimed under the root's lock until
+     made (claim.c), with the audit log.  */
   claim = container_claim (c->rootfd,
                            &(struct container_claim){ .id = c->id,
                                                       .cg = &c->cg,
@@ -921,19 +943,27 @@ spawn_in_cgroup (struct create_ctx *c, int dirfd, struct process_result *res, ar
                                                       .annotations = &c->spec->annotations },
                            err);
   if (claim < 0 || cgroup_check_free (&c->cg, err) < 0
-      || state_journal_cgroups (c->journal_fd, c->cg.dirs, err) < 0)
+      || state_journal_cgroups (c->journal_fd, c->cg.dirs, err) < 0
+      || (c->cg.unit && state_journal_unit (c->journal_fd, c->cg.unit, err) < 0))
     return -1;
   if (cgroup_create (&c->cg, &c->spec->linux_.resources, err) < 0)
     return -1;
   c->cg_made = true;
+  c->st->cgroup_dirs = xzalloc ((c->cg.n + 1) * sizeof (char *));
+  for (size_t i = 0; i < c->cg.n; i++)
+    c->st->cgroup_dirs[i] = xstrdup (c->cg.dirs[i]);
+  /* systemd's unit gets the init and the limits (place_fn) once the init exists; the claim is
+     held until then, as systemd makes the unit's directories.  */
+  if (c->cg.unit)
+    {
+      c->st->systemd_unit = xstrdup (c->cg.unit);
+      return cgroup_run_unplaced (&c->cg, spawn_fn, &a, err);
+    }
   ar_closep (&claim);
   if (cgroup_allow_devices (&c->cg, &c->spec->linux_.resources, c->spec->linux_.devices,
                             c->spec->linux_.n_devices, err)
       < 0)
     return -1;
-  c->st->cgroup_dirs = xzalloc ((c->cg.n + 1) * sizeof (char *));
-  for (size_t i = 0; i < c->cg.n; i++)
-    c->st->cgroup_dirs[i] = xstrdup (c->cg.dirs[i]);
   return cgroup_run_inside (&c->cg, spawn_fn, &a, err);
 }
 
@@ -1057,7 +1087,7 @@ create_in (struct create_ctx *c, int dirfd, pid_t *pid_out, ar_error_t *err)
 /* Whatever is left in the cgroups is killed, then they are removed; errors are warnings, as
    the error in hand (or the delete) is the one to report.  */
 static void
-remove_cgroup (const struct cgroup *cg)
+remove_cgroup (struct cgroup *cg)
 {
   ar_error_t e = NULL;
 
@@ -1269,7 +1299,7 @@ signal_all (const struct state *s, int sig, ar_error_t *err)
 
   if (s->cgroup_dirs == NULL)
     return signal_pidns (s, sig, err);
-  if (cgroup_from_dirs (s->cgroup_dirs, &cg, err) < 0)
+  if (cgroup_from_dirs (s->cgroup_dirs, s->systemd_unit, &cg, err) < 0)
     return -1;
   /* On cgroup v2 cgroup.kill would take the supervisor too (it lives in a child of the
      container's cgroup), which its watchdog could see as its worker's death and record as an
@@ -1294,7 +1324,7 @@ signal_left (const struct state *s, int sig, ar_error_t *err)
 
   if (s->cgroup_dirs == NULL)
     return 0;
-  if (cgroup_from_dirs (s->cgroup_dirs, &cg, err) < 0)
+  if (cgroup_from_dirs (s->cgroup_dirs, s->systemd_unit, &cg, err) < 0)
     return -1;
   r = cgroup_signal_all (&cg, sig, &cerr);
   cgroup_release (&cg);
@@ -1329,7 +1359,7 @@ thaw_killed (const struct state *s)
 {
   struct cgroup cg;
 
-  if (s->cgroup_dirs == NULL || cgroup_from_dirs (s->cgroup_dirs, &cg, NULL) < 0)
+  if (s->cgroup_dirs == NULL || cgroup_from_dirs (s->cgroup_dirs, s->systemd_unit, &cg, NULL) < 0)
     return;
   (void) cgroup_freeze (&cg, false, NULL);
   cgroup_release (&cg);
@@ -1405,7 +1435,7 @@ destroy_cgroups (const struct state *s, ar_error_t *err)
   struct cgroup cg;
   int r;
 
-  if (cgroup_from_dirs (s->cgroup_dirs, &cg, err) < 0)
+  if (cgroup_from_dirs (s->cgroup_dirs, s->systemd_unit, &cg, err) < 0)
     return -1;
   r = cgroup_signal_all (&cg, SIGKILL, err) < 0 ? -1 : cgroup_destroy (&cg, err);
   cgroup_release (&cg);
@@ -1419,6 +1449,8 @@ merge_journal (struct state *s, struct state_journal *j)
 {
   if (s->cgroup_dirs == NULL)
     s->cgroup_dirs = steal_ptr (&j->cgroup_dirs);
+  if (s->systemd_unit == NULL)
+    s->systemd_unit = steal_ptr (&j->unit);
   if (s->pid <= 0 && j->init_pid > 0)
     {
       s->pid = j->init_pid;

@@ -76,12 +76,12 @@ annotation_lookup (const char *key)
 char *
 annotation_operator_keys (void)
 {
-  char *s = xstrdup ("");
+  char *s = xstrdup (ANNOTATION_SYSTEMD_PROPERTIES);
 
-  for (size_t i = 0; i < ARRAY_SIZE (keys); i++)
+  for (size_t i = ARRAY_SIZE (keys); i-- > 0;)
     if (keys[i].has_operator_values)
       {
-        char *next = xasprintf ("%s%s%s", s, s[0] ? ", " : "", keys[i].key);
+        char *next = xasprintf ("%s, %s", keys[i].key, s);
         free (s);
         s = next;
       }

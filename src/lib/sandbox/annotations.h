@@ -27,6 +27,9 @@
 #include <stdbool.h>
 
 #define ANNOTATION_PREFIX "io.agentrt."
+/* The systemd driver's unit properties (sandbox_check_systemd_properties): one entry of
+   pod_annotations for the whole family.  */
+#define ANNOTATION_SYSTEMD_PROPERTIES "org.systemd.property.*"
 
 struct annotation_key
 {

@@ -83,7 +83,9 @@ set_pod_annotations (struct operator_conf *c, const char *v, ar_error_t *err)
         *next++ = '\0';
       item = trim (p);
       k = annotation_lookup (item);
-      if (item[0] == '\0' || k == NULL || !k->has_operator_values)
+      if (item[0] == '\0'
+          || (strcmp (item, ANNOTATION_SYSTEMD_PROPERTIES) != 0
+              && (k == NULL || !k->has_operator_values)))
         {
           cleanup_free char *known = annotation_operator_keys ();
           int r = item[0] == '\0' ? ar_make_error (err, 0, "pod_annotations: an empty item")

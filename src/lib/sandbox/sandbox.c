@@ -434,6 +434,22 @@ check_annotation (const char *key, const char *value, const struct operator_conf
       k->flag ? ", or " : "", key);
 }
 
+int
+sandbox_check_systemd_properties (const struct spec_map *a, const struct operator_conf *op,
+                                  ar_error_t *err)
+{
+  for (size_t i = 0; i < a->n; i++)
+    if (ar_str_has_prefix (a->items[i].key, "org.systemd.property.")
+        && !operator_pod_may (op, ANNOTATION_SYSTEMD_PROPERTIES))
+      return ar_make_error (
+          err, 0,
+          "annotation %s sets a property of the container's systemd unit: that "
+          "is the operator's to allow (pod_annotations = " ANNOTATION_SYSTEMD_PROPERTIES
+          " in agentrt.conf), not config.json's",
+          a->items[i].key);
+  return 0;
+}
+
 static int
 check_annotations (const struct spec_map *a, const struct operator_conf *op, bool agent,
                    ar_error_t *err)

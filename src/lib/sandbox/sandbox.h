@@ -107,6 +107,13 @@ int sandbox_parse_duration (const char *v, long long *ms);
 const char *sandbox_platform_name (enum sandbox_platform p);
 int sandbox_platform_from_name (const char *name, enum sandbox_platform *out);
 
+/* The systemd cgroup driver: config.json's org.systemd.property.* annotations set properties of
+   the container's unit (runc's and crun's), which may loosen anything systemd enforces
+   (MemoryMax=infinity, DeviceAllow=, Delegate=…): the operator's, taken only where
+   agentrt.conf's pod_annotations lists ANNOTATION_SYSTEMD_PROPERTIES.  */
+int sandbox_check_systemd_properties (const struct spec_map *annotations,
+                                      const struct operator_conf *op, ar_error_t *err);
+
 /* The value of annotation `key`, or NULL.  */
 const char *sandbox_annotation (const struct spec_map *a, const char *key);
 

@@ -22,6 +22,7 @@ void
 state_journal_release (struct state_journal *j)
 {
   ar_strv_free (j->cgroup_dirs);
+  free (j->unit);
   memset (j, 0, sizeof *j);
 }
 
@@ -63,6 +64,17 @@ state_journal_cgroups (int fd, char *const *dirs, ar_error_t *err)
       text = next;
     }
   return *text ? append (fd, text, err) : 0;
+}
+
+int
+state_journal_unit (int fd, const char *unit, ar_error_t *err)
+{
+  cleanup_free char *line = NULL;
+
+  if (strchr (unit, '\n') || strchr (unit, ' '))
+    return ar_make_error (err, EINVAL, "systemd unit `%s` holds a blank", unit);
+  line = xasprintf ("unit %s\n", unit);
+  return append (fd, line, err);
 }
 
 int
@@ -117,6 +129,11 @@ read_line (struct state_journal *j, const char *l)
 {
   if (ar_str_has_prefix (l, "cgroup /"))
     add_dir (j, l + strlen ("cgroup "));
+  else if (ar_str_has_prefix (l, "unit ") && l[5] && strchr (l + 5, ' ') == NULL)
+    {
+      free (j->unit);
+      j->unit = xstrdup (l + 5);
+    }
   else if (ar_str_has_prefix (l, "init "))
     (void) parse_process (l + strlen ("init "), &j->init_pid, &j->init_start);
   else if (ar_str_has_prefix (l, "supervisor "))

@@ -4,6 +4,7 @@
    record, appended with O_APPEND in a single write:
 
      cgroup PATH           before the directory is made (create)
+     unit NAME             before the systemd cgroup driver asks systemd for the unit (create)
      init PID START        once the init exists (it is born in the cgroups above)
      supervisor PID START  written by the supervisor itself, first thing after its fork, while
                            its copy of create's fd still holds the container's lock
@@ -26,6 +27,7 @@ struct state_journal
 {
   bool present;       /* the file exists (a directory made by this agentrt) */
   char **cgroup_dirs; /* NULL-terminated; NULL: none recorded */
+  char *unit;         /* the systemd driver's unit, or NULL */
   pid_t init_pid;     /* 0: none */
   unsigned long long init_start;
   pid_t sv_pid; /* 0: none */
@@ -39,6 +41,8 @@ int state_journal_open (int dirfd, ar_error_t *err);
 /* The cgroup directories about to be made, in one write.  A path holding a newline is refused
    (cgroup_resolve refuses such a cgroupsPath before).  */
 int state_journal_cgroups (int fd, char *const *dirs, ar_error_t *err);
+/* The systemd unit about to be started (a unit name holds no newline: systemd.c).  */
+int state_journal_unit (int fd, const char *unit, ar_error_t *err);
 /* `role` is "init" or "supervisor".  */
 int state_journal_process (int fd, const char *role, pid_t pid, unsigned long long start,
                            ar_error_t *err);

@@ -54,6 +54,7 @@ state_free (struct state *s)
   free (s->platform);
   free (s->audit_log);
   ar_strv_free (s->cgroup_dirs);
+  free (s->systemd_unit);
   spec_map_clear (&s->annotations);
   free (s);
 }
@@ -325,7 +326,10 @@ write_state_fields (struct ar_json *j, const struct state *s, bool internal)
         {
           ar_json_key (j, "cgroupPaths");
           ar_json_strv (j, (const char *const *) s->cgroup_dirs, ar_strv_len (s->cgroup_dirs));
+          ar_json_kstr (j, "cgroupDriver", s->systemd_unit ? "systemd" : "cgroupfs");
         }
+      if (s->systemd_unit)
+        ar_json_kstr (j, "systemdUnit", s->systemd_unit);
     }
 }
 
@@ -412,7 +416,7 @@ state_load (int dirfd, const char *id, struct state **out, ar_error_t *err)
   cleanup_free char *text = NULL;
   cleanup_jnode struct ar_jnode *root = NULL;
   cleanup_state struct state *s = NULL;
-  const char *status;
+  const char *status, *driver;
 
   if (fd < 0)
     return ar_make_error (err, errno, "open state.json");
@@ -438,6 +442,10 @@ state_load (int dirfd, const char *id, struct state **out, ar_error_t *err)
   s->sv_worker_start = num_member (root, "supervisorWorkerStartTime");
   s->audit_log = dup_member (root, "auditLog");
   s->cgroup_dirs = strv_member (root, "cgroupPaths");
+  s->systemd_unit = dup_member (root, "systemdUnit");
+  driver = ar_jstr (ar_jget (root, "cgroupDriver"));
+  if (driver && strcmp (driver, "systemd") == 0 && s->systemd_unit == NULL)
+    return ar_make_error (err, 0, "state.json: cgroupDriver systemd without a systemdUnit");
   status = ar_jstr (ar_jget (root, "status"));
   if (status == NULL || state_status_from_name (status, &s->status) < 0)
     return ar_make_error (err, 0, "state.json: no status, or not one of runc's");

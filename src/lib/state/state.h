@@ -51,6 +51,9 @@ struct state
   unsigned long long sv_worker_start;
   char *audit_log;    /* absolute path, or NULL */
   char **cgroup_dirs; /* the container's cgroup directories, NULL-terminated; NULL: none */
+  /* The systemd cgroup driver's unit ("agentrt-ID.scope"), or NULL: the cgroupfs driver.
+     state.json says "cgroupDriver" too, so that later commands need no --systemd-cgroup.  */
+  char *systemd_unit;
 };
 void state_free (struct state *s);
 void state_freep (void *p);

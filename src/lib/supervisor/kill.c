@@ -36,7 +36,7 @@ sv_kill_cgroups (char *const *dirs)
 {
   struct cgroup cg;
 
-  if (dirs && cgroup_from_dirs (dirs, &cg, NULL) == 0)
+  if (dirs && cgroup_from_dirs (dirs, NULL, &cg, NULL) == 0)
     {
       (void) cgroup_signal_all (&cg, SIGKILL, NULL);
       cgroup_release (&cg);

@@ -162,7 +162,7 @@ count (const struct sv *sv, const char *link)
   struct found f = { .n = 0, .budget = FSNOTIFY_SCAN_MAX };
   bool more = true;
 
-  if (sv->cgroup_dirs == NULL || cgroup_from_dirs (sv->cgroup_dirs, &cg, NULL) < 0)
+  if (sv->cgroup_dirs == NULL || cgroup_from_dirs (sv->cgroup_dirs, NULL, &cg, NULL) < 0)
     return COUNT_UNDER;
   if (cgroup_pids_all (&cg, &pids, &n, NULL) < 0)
     n = 0;
