@@ -24,7 +24,7 @@ docker_start() {
   DOCKER_AGENTRT=$agentrt
   DOCKER_CGROUP_PARENT=agentrt-docker-$$-$RANDOM
   DOCKER_RUNTIME_ROOT=$dir/exec/runtime-runc/moby
-  mkdir -p "$dir/data" "$dir/exec" "$dir/client" || return 1
+  mkdir -p "$dir/data" "$dir/exec" "$dir/client" "$dir/tmp" || return 1
   # Two paths are fixed in the binaries: dockerd makes /run/docker/plugins (plugin discovery)
   # and each shim puts its socket in /run/containerd/s.  Those that did not exist before are
   # removed by docker_stop if they are empty by then (other engines' shims may share the second).
@@ -36,7 +36,9 @@ docker_start() {
   # key that it would otherwise create as /etc/docker/key.json.
   printf '{"deprecated-key-path": "%s/key.json"}\n' "$dir" >"$dir/daemon.json"
   # setsid: a signal bats sends its process group must not reach the daemon; teardown stops it.
-  setsid "$DOCKERD" --config-file "$dir/daemon.json" \
+  # TMPDIR: the containerd dockerd manages inherits it, and writes its goroutine stacks there
+  # (containerd.PID.stacks.log) when dockerd, shutting down under load, SIGUSR1s it first.
+  TMPDIR=$dir/tmp setsid "$DOCKERD" --config-file "$dir/daemon.json" \
     --data-root "$dir/data" --exec-root "$dir/exec" --pidfile "$dir/dockerd.pid" \
     -H "unix://$dir/docker.sock" \
     --bridge=none --iptables=false --ip6tables=false --ip-masq=false --ip-forward=false \
