@@ -34,7 +34,7 @@ expect () {
   fi
 }
 
-echo "1..8"
+echo "1..9"
 # shellcheck source=/dev/null
 . "$COMPLETION" || {
   echo "Bail out! $COMPLETION does not load"
@@ -50,6 +50,12 @@ expect "a valued option with its =, and not a longer name's" "--net-allow= --net
 expect "global options" "--root= --rootless" agentrt --ro
 expect "a file after an option that takes one" "$srcdir/man" agentrt run --bundle = "$srcdir/ma"
 expect "a file after an option's value in the next word" "$srcdir/man" agentrt run -b "$srcdir/ma"
+
+root=$(mktemp -d "${TMPDIR:-/tmp}/agentrt-completion.XXXXXX")
+mkdir "$root/c1" # `agentrt --root $root list -q` lists it
+PATH=$(cd "$(dirname "$AGENTRT")" && pwd):$PATH # the ids come from `agentrt list`: this one
+expect "a container id under the --root given" "c1" agentrt --root "$root" kill ""
+rm -rf "$root"
 
 # Every command of `agentrt --help`, and nothing else.
 commands=$("$AGENTRT" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p')

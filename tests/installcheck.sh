@@ -1,7 +1,8 @@
 #!/bin/sh
 # `make installcheck`: what `make install` put in place works from the installed files alone.
 # Run by make with the installed directories in the environment (bindir, mandir, pkgdatadir,
-# bashcompletiondir) and the commit this tree was built from (commit).
+# bashcompletiondir, zshcompletiondir, fishcompletiondir) and the commit this tree was built
+# from (commit).
 set -u
 failed=0
 fail () {
@@ -22,6 +23,10 @@ done
 
 bash -c '. "$1" && complete -p agentrt' sh "$bashcompletiondir/agentrt" >/dev/null \
   || fail "$bashcompletiondir/agentrt registers no completion for agentrt"
+head -1 "$zshcompletiondir/_agentrt" | grep -qx '#compdef agentrt' \
+  || fail "$zshcompletiondir/_agentrt is not agentrt's zsh completion"
+grep -q '^complete -c agentrt ' "$fishcompletiondir/agentrt.fish" \
+  || fail "$fishcompletiondir/agentrt.fish is not agentrt's fish completion"
 
 for f in podman/containers.conf kubernetes/containerd-agentrt.toml kubernetes/agentrt.conf \
   kubernetes/runtimeclass.yaml kubernetes/pod-example.yaml kubernetes/README.md; do
