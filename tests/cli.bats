@@ -12,7 +12,7 @@ COMMANDS="create start run state kill delete list exec ps pause resume update ev
   agentrt --version
   [ "$status" -eq 0 ]
   [[ "${lines[0]}" =~ ^agentrt\ version\ [0-9]+\.[0-9]+\.[0-9]+$ ]]
-  [[ "${lines[1]}" =~ ^commit:\ ([0-9a-f]{40}|unknown)$ ]]
+  [[ "${lines[1]}" =~ ^commit:\ ((v[0-9.]+-[0-9]+-g)?[0-9a-f]{40}(-dirty)?|unknown)$ ]]
   [ "${lines[2]}" = "spec: 1.2.0" ]
   [[ "${lines[3]}" =~ ^libseccomp:\ 2\.[0-9]+\.[0-9]+$ ]]
   [[ "${lines[4]}" == +* ]]

@@ -12,10 +12,10 @@
 #                                  and `make sanitize`
 set -eu
 export DEBIAN_FRONTEND=noninteractive
-build="autoconf automake libtool make gcc libc6-dev pkg-config git ca-certificates
+build="autoconf automake libtool make gcc libc6-dev pkg-config git ca-certificates groff-base man-db
   libyajl-dev libseccomp-dev libcap-dev libsystemd-dev"
 demo="busybox-static debootstrap python3 jq procps util-linux bsdutils"
-tests="bats clang-format tmux qemu-system-x86 cpio xz-utils strace e2fsprogs binutils
+tests="bats clang-format zsh fish tmux qemu-system-x86 cpio xz-utils strace e2fsprogs binutils
   podman conmon runc containerd docker.io python3-grpcio clang libclang-rt-14-dev llvm
   containernetworking-plugins iptables"
 case "${1:-}" in

@@ -16,6 +16,7 @@
 
 #include "agentrt/container.h"
 #include "runtime/container_internal.h"
+#include "build_version.h"
 #include "runtime/features.h"
 #include "sandbox/profile.h"
 #include "sandbox/operator.h"
@@ -425,7 +426,7 @@ ar_version_text (void)
   cleanup_free char *tags = features_version_tags ();
 
   return xasprintf ("agentrt version %s\ncommit: %s\nspec: %s\nlibseccomp: %s\n%s\n",
-                    PACKAGE_VERSION, GIT_COMMIT, OCI_SPEC_VERSION, scmp, tags);
+                    PACKAGE_VERSION, AR_BUILD_COMMIT, OCI_SPEC_VERSION, scmp, tags);
 }
 
 /* The stored config, for the hooks of later commands.  */

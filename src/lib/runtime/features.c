@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "build_version.h"
 #include "runtime/features.h"
 #include "json.h"
 #include "policy/policy.h"
@@ -171,7 +172,7 @@ write_annotations (struct ar_json *j)
   ar_json_obj_open (j);
   ar_json_kstr (j, "io.github.seccomp.libseccomp.version", scmp);
   ar_json_kstr (j, "io.agentrt.version", PACKAGE_VERSION);
-  ar_json_kstr (j, "io.agentrt.commit", GIT_COMMIT);
+  ar_json_kstr (j, "io.agentrt.commit", AR_BUILD_COMMIT);
   ar_json_kstr (j, "io.agentrt.platforms", "seccomp,ptrace,none");
   write_policy (j);
   ar_json_obj_close (j);
