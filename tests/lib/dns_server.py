@@ -130,12 +130,26 @@ def tcp(s):
         threading.Thread(target=tcp_conn, args=(c,), daemon=True).start()
 
 
-u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-u.bind((addr, 0))
+def bind_pair():
+    """A UDP and a TCP socket on one port.  The kernel picks the UDP port; that number may be
+    in use for TCP (another test's connection): then try another."""
+    for _ in range(100):
+        u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        u.bind((addr, 0))
+        t = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        t.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            t.bind((addr, u.getsockname()[1]))
+        except OSError:
+            u.close()
+            t.close()
+            continue
+        return u, t
+    raise SystemExit("dns_server: no port free for both UDP and TCP")
+
+
+u, t = bind_pair()
 port = u.getsockname()[1]
-t = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-t.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-t.bind((addr, port))
 t.listen(16)
 threading.Thread(target=tcp, args=(t,), daemon=True).start()
 with open(port_file + ".tmp", "w") as f:
