@@ -279,24 +279,16 @@ on_job_removed (sd_bus_message *m, void *data, sd_bus_error *e)
   return 0;
 }
 
-static uint64_t
-now_usec (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
-}
-
 /* Dispatch until our job's JobRemoved came (it may be queued already: it can arrive before the
    reply that names the job).  */
 static int
 wait_job (struct sdbus *b, struct job_wait *w, const char *what, const char *unit, ar_error_t *err)
 {
-  uint64_t end = now_usec () + JOB_TIMEOUT_USEC;
+  uint64_t end = ar_monotonic_ns () / 1000 + JOB_TIMEOUT_USEC;
 
   while (!w->done)
     {
-      uint64_t now = now_usec ();
+      uint64_t now = ar_monotonic_ns () / 1000;
       int r = SD (b, sd_bus_process) (b->bus, NULL);
       if (r > 0)
         continue;

@@ -51,6 +51,21 @@ ar_read_fd (int fd, const char *what, size_t max, char **out, size_t *len, ar_er
   return 0;
 }
 
+uint64_t
+ar_monotonic_ns (void)
+{
+  struct timespec t;
+
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return (uint64_t) t.tv_sec * 1000000000 + (uint64_t) t.tv_nsec;
+}
+
+int64_t
+ar_monotonic_ms (void)
+{
+  return (int64_t) (ar_monotonic_ns () / 1000000);
+}
+
 int
 ar_check_regular (int fd, const char *what, ar_error_t *err)
 {

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "agentrt/error.h"
@@ -18,6 +19,10 @@
 /* A file named where the runtime reads a document must be a regular file: a FIFO, a device or a
    socket would block it or feed it without end.  */
 int ar_check_regular (int fd, const char *what, ar_error_t *err);
+/* CLOCK_MONOTONIC in nanoseconds: for deadlines and intervals, never for dates.  */
+uint64_t ar_monotonic_ns (void);
+/* The same in milliseconds (deadlines for poll).  */
+int64_t ar_monotonic_ms (void);
 /* Read a whole regular file (opened with AR_O_READ_FILE; at most `max` bytes, 0 means 16 MiB)
    into a NUL-terminated buffer.  */
 int ar_read_file (const char *path, size_t max, char **out, size_t *len, ar_error_t *err);

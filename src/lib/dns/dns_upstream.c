@@ -185,15 +185,6 @@ server_text (const struct dns_upstream *u, size_t i, char *buf, size_t len)
             (unsigned) ntohs (((const struct sockaddr_in6 *) ss)->sin6_port));
 }
 
-static int64_t
-now_ms (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Wait for `events` on fd until the deadline: 0, or -ETIMEDOUT / -errno.  */
 static int
 wait_fd (int fd, short events, int64_t deadline)
@@ -201,7 +192,7 @@ wait_fd (int fd, short events, int64_t deadline)
   for (;;)
     {
       struct pollfd p = { .fd = fd, .events = events };
-      int64_t left = deadline - now_ms ();
+      int64_t left = deadline - ar_monotonic_ms ();
       int r;
       if (left <= 0)
         return -ETIMEDOUT;
@@ -355,12 +346,12 @@ ask_server (const struct dns_upstream *u, size_t server, const char *name, uint1
   if (len < 0)
     return -1;
   x.query_len = (size_t) len;
-  x.deadline = now_ms () + u->timeout_ms;
+  x.deadline = ar_monotonic_ms () + u->timeout_ms;
   if (ask_udp (&x, r, err) < 0)
     return -1;
   if (r->truncated)
     {
-      x.deadline = now_ms () + u->timeout_ms;
+      x.deadline = ar_monotonic_ms () + u->timeout_ms;
       if (ask_tcp (&x, r, err) < 0)
         return ar_error_wrap (err, "over TCP");
       if (r->truncated)

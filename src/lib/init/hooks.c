@@ -157,15 +157,6 @@ spawn (const struct hook_exec *x, struct hook_proc *proc, int *stdin_w, ar_error
   return 0;
 }
 
-static int64_t
-now_ms (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Milliseconds to DEADLINE for poll: -1 (forever) without one.  */
 static int
 remaining_ms (int64_t deadline)
@@ -174,14 +165,14 @@ remaining_ms (int64_t deadline)
 
   if (deadline < 0)
     return -1;
-  left = deadline - now_ms ();
+  left = deadline - ar_monotonic_ms ();
   return left <= 0 ? 0 : left > INT_MAX ? INT_MAX : (int) left;
 }
 
 static int64_t
 deadline_after (const struct spec_i64 *timeout)
 {
-  int64_t now = now_ms ();
+  int64_t now = ar_monotonic_ms ();
 
   if (!timeout->set || timeout->v > (INT64_MAX - now) / 1000)
     return -1;

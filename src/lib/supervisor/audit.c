@@ -89,14 +89,6 @@ read_comm (pid_t tid, char *buf, size_t size, int *stale)
   buf[strcspn (buf, "\n")] = '\0';
 }
 
-static uint64_t
-mono_ns (void)
-{
-  struct timespec t;
-  clock_gettime (CLOCK_MONOTONIC, &t);
-  return (uint64_t) t.tv_sec * 1000000000 + (uint64_t) t.tv_nsec;
-}
-
 void
 sv_audit_init (struct sv *sv, const struct audit_limits *lim)
 {
@@ -220,7 +212,7 @@ put (struct sv *sv, enum audit_kind kind, const char *line, size_t len, unsigned
   bool ok;
 
   pthread_mutex_lock (&sv->audit_lock);
-  ok = audit_budget_admit (&sv->budget, kind, len, stands_for, mono_ns (), &notices);
+  ok = audit_budget_admit (&sv->budget, kind, len, stands_for, ar_monotonic_ns (), &notices);
   if (notices & AUDIT_NOTICE_CLOSED)
     {
       atomic_store (&sv->audit_closed, true);
@@ -363,7 +355,7 @@ audit_tick (struct sv *sv, bool all)
 {
   struct audit_agg_entry due[DUE_BATCH];
   unsigned long suppressed, alerts;
-  uint64_t now = mono_ns ();
+  uint64_t now = ar_monotonic_ns ();
   bool changed;
   size_t n;
 
@@ -431,7 +423,7 @@ flush_record (struct sv_call *c, struct sv_record *r)
                          .subject = r->subject,
                          .err = r->err,
                          .severity = r->severity };
-  uint64_t now = mono_ns ();
+  uint64_t now = ar_monotonic_ns ();
   struct audit_seen seen = {
     .when = r->time, .pid = (long long) c->req->pid, .comm = r->comm, .truncated = r->truncated
   };
@@ -532,7 +524,7 @@ sv_audit_event_keyed (struct sv *sv, const char *event, const char *severity, co
       n = ++sv->budget.alerts;
       sv->alerts_written = n;
       struct audit_seen seen = { .when = when, .payload = steal_ptr (&last) };
-      folded = audit_agg_fold (&sv->budget, &k, mono_ns (), &seen);
+      folded = audit_agg_fold (&sv->budget, &k, ar_monotonic_ns (), &seen);
       last = seen.payload;
       pthread_mutex_unlock (&sv->audit_lock);
     }
@@ -556,7 +548,7 @@ sv_audit_query (struct sv *sv, const char *verdict, const char *rule, const char
   };
   struct timespec when;
   struct audit_seen seen = { .pid = -1, .comm = "" };
-  uint64_t now = mono_ns ();
+  uint64_t now = ar_monotonic_ns ();
   struct ar_json *j;
   cleanup_free char *line = NULL;
   size_t len;

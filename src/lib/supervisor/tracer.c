@@ -259,14 +259,6 @@ on_stop (struct sv *sv, pid_t pid, int status)
    at most this long for each stop the workload pays ~10 µs for itself.  */
 #define TRACER_SPIN_NS 20000
 
-static long long
-now_ns (void)
-{
-  struct timespec t;
-  clock_gettime (CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
 enum tracer_drained
 tracer_drain (struct sv *sv)
 {
@@ -279,7 +271,7 @@ tracer_drain (struct sv *sv)
 
       if (pid == 0)
         {
-          if (answered == 0 || now_ns () - answered > TRACER_SPIN_NS)
+          if (answered == 0 || (long long) ar_monotonic_ns () - answered > TRACER_SPIN_NS)
             return TRACER_IDLE;
           n--; /* asking again is not a stop */
           continue;
@@ -293,7 +285,7 @@ tracer_drain (struct sv *sv)
       if (WIFSTOPPED (status))
         {
           on_stop (sv, pid, status);
-          answered = now_ns ();
+          answered = (long long) ar_monotonic_ns ();
         }
     }
   return TRACER_MORE;
