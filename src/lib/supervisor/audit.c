@@ -270,6 +270,17 @@ format_call (struct sv_call *c, const struct sv_record *r, bool with_args, size_
   return finish_line (j, len);
 }
 
+/* An aggregate's args: its last call's, or null when they are left out.  */
+static void
+put_args (struct ar_json *j, const struct audit_agg_entry *e, bool with_args)
+{
+  ar_json_key (j, "args");
+  if (with_args && e->payload)
+    ar_json_raw (j, e->payload);
+  else
+    ar_json_null (j);
+}
+
 /* An aggregate: the record of the last call it counts, with the count and the times of the
    first and the last.  */
 static char *
@@ -284,11 +295,7 @@ format_summary (struct sv *sv, const struct audit_agg_entry *e, bool with_args, 
     {
       /* A record of no call (sv_audit_query): the event, its args and its verdict.  */
       ar_json_kstr (j, "event", e->name);
-      ar_json_key (j, "args");
-      if (with_args && e->payload)
-        ar_json_raw (j, e->payload);
-      else
-        ar_json_null (j);
+      put_args (j, e, with_args);
       ar_json_kstr (j, "verdict", e->verdict);
       ar_json_kstr (j, "rule", e->rule);
     }
@@ -302,11 +309,7 @@ format_summary (struct sv *sv, const struct audit_agg_entry *e, bool with_args, 
       ar_json_kint (j, "pid", e->pid);
       kstr_capped (j, "comm", e->last_comm, &truncated);
       ar_json_kstr (j, "syscall", e->name);
-      ar_json_key (j, "args");
-      if (with_args && e->payload)
-        ar_json_raw (j, e->payload);
-      else
-        ar_json_null (j);
+      put_args (j, e, with_args);
       ar_json_kstr (j, "verdict", e->verdict);
       if (e->err)
         ar_json_kstr (j, "errno", strerrorname_np (e->err));
