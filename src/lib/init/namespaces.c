@@ -102,14 +102,10 @@ plan_flags (struct ns_plan *p)
 static void
 userns_owner_fallback (const struct spec_linux *l, struct ns_plan *p)
 {
-  p->userns_owner = l->n_uid_mappings ? l->uid_mappings[0].host_id : 0;
-  p->userns_group = l->n_gid_mappings ? l->gid_mappings[0].host_id : 0;
-  for (size_t i = 0; i < l->n_uid_mappings; i++)
-    if (l->uid_mappings[i].container_id == 0)
-      p->userns_owner = l->uid_mappings[i].host_id;
-  for (size_t i = 0; i < l->n_gid_mappings; i++)
-    if (l->gid_mappings[i].container_id == 0)
-      p->userns_group = l->gid_mappings[i].host_id;
+  p->userns_owner = spec_id_root_host (l->uid_mappings, l->n_uid_mappings,
+                                       l->n_uid_mappings ? l->uid_mappings[0].host_id : 0);
+  p->userns_group = spec_id_root_host (l->gid_mappings, l->n_gid_mappings,
+                                       l->n_gid_mappings ? l->gid_mappings[0].host_id : 0);
 }
 
 int

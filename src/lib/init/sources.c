@@ -412,22 +412,13 @@ sources_open (const struct sources_plan *p, const struct spec_linux *l, pid_t pi
 
 /* Explaining a path the container's root cannot reach.  */
 
-static bool
-is_mapped (uint32_t id, const struct spec_id_mapping *m, size_t n)
-{
-  for (size_t i = 0; i < n; i++)
-    if (id >= m[i].host_id && id - m[i].host_id < m[i].size)
-      return true;
-  return false;
-}
-
 /* What generic_permission lets the root of a user namespace do: CAP_DAC_OVERRIDE where the
    inode's owner and group are both mapped, the mode's bits for it otherwise.  */
 static bool
 may_search (const struct stat *st, uid_t uid, gid_t gid, const struct spec_id_mapping *um,
             size_t nu, const struct spec_id_mapping *gm, size_t ng)
 {
-  if (is_mapped (st->st_uid, um, nu) && is_mapped (st->st_gid, gm, ng))
+  if (spec_id_host_mapped (st->st_uid, um, nu) && spec_id_host_mapped (st->st_gid, gm, ng))
     return true;
   if (st->st_uid == uid)
     return st->st_mode & S_IXUSR;
@@ -497,13 +488,8 @@ struct root_ids
 static void
 host_of_root (struct root_ids *r)
 {
-  r->uid = r->gid = 0;
-  for (size_t i = 0; i < r->nu; i++)
-    if (r->um[i].container_id == 0)
-      r->uid = r->um[i].host_id;
-  for (size_t i = 0; i < r->ng; i++)
-    if (r->gm[i].container_id == 0)
-      r->gid = r->gm[i].host_id;
+  r->uid = spec_id_root_host (r->um, r->nu, 0);
+  r->gid = spec_id_root_host (r->gm, r->ng, 0);
 }
 
 void

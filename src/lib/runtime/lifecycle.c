@@ -664,14 +664,8 @@ open_egress_files (struct create_ctx *c, int dirfd, int fds[EGRESS_FILE__N], ar_
 static void
 container_root_ids (const struct spec_linux *l, uid_t *uid, gid_t *gid)
 {
-  *uid = 0;
-  *gid = 0;
-  for (size_t i = 0; i < l->n_uid_mappings; i++)
-    if (l->uid_mappings[i].container_id == 0)
-      *uid = l->uid_mappings[i].host_id;
-  for (size_t i = 0; i < l->n_gid_mappings; i++)
-    if (l->gid_mappings[i].container_id == 0)
-      *gid = l->gid_mappings[i].host_id;
+  *uid = spec_id_root_host (l->uid_mappings, l->n_uid_mappings, 0);
+  *gid = spec_id_root_host (l->gid_mappings, l->n_gid_mappings, 0);
 }
 
 /* The ephemeral rootfs.  Under a new user namespace the container's root is to own the image's

@@ -81,15 +81,6 @@ map_id (uint32_t id, const struct spec_id_mapping *m, size_t n)
   return id;
 }
 
-static bool
-is_mapped (uint32_t host, const struct spec_id_mapping *m, size_t n)
-{
-  for (size_t i = 0; i < n; i++)
-    if (host >= m[i].host_id && host - m[i].host_id < m[i].size)
-      return true;
-  return false;
-}
-
 /* An owner as the overlay shows it: through the idmapped lower layer, or as it is.  */
 static void
 shown_owner (const struct ephemeral_cfg *c, bool idmapped, struct stat *st)
@@ -263,7 +254,7 @@ check_layers (char **layers, const struct spec_linux *l)
         return "a layer of the rootfs cannot be looked at";
       if (!is_idmappable ((unsigned long) sfs.f_type))
         return "a layer of the rootfs is on a filesystem not known to take idmapped mounts";
-      if (is_mapped (st.st_uid, l->uid_mappings, l->n_uid_mappings))
+      if (spec_id_host_mapped (st.st_uid, l->uid_mappings, l->n_uid_mappings))
         return "the rootfs belongs to the container already (an id its user namespace maps)";
     }
   return NULL;
@@ -285,7 +276,7 @@ ephemeral_decide (const char *rootfs, const struct spec_linux *l, char ***layers
       *why = "the rootfs cannot be looked at";
       return false;
     }
-  if (is_mapped (st.st_uid, l->uid_mappings, l->n_uid_mappings))
+  if (spec_id_host_mapped (st.st_uid, l->uid_mappings, l->n_uid_mappings))
     {
       *why = "the rootfs belongs to the container already (an id its user namespace maps)";
       return false;

@@ -1701,3 +1701,21 @@ spec_process_freep (void *p)
 {
   spec_process_free (*(struct spec_process **) p);
 }
+
+bool
+spec_id_host_mapped (uint32_t host, const struct spec_id_mapping *m, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (host >= m[i].host_id && host - m[i].host_id < m[i].size)
+      return true;
+  return false;
+}
+
+uint32_t
+spec_id_root_host (const struct spec_id_mapping *m, size_t n, uint32_t none)
+{
+  for (size_t i = 0; i < n; i++)
+    if (m[i].container_id == 0)
+      none = m[i].host_id;
+  return none;
+}

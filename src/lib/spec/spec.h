@@ -113,6 +113,12 @@ struct spec_id_mapping
   uint32_t container_id, host_id, size;
 };
 
+/* Does a mapping of m give a container id host id `host`?  */
+bool spec_id_host_mapped (uint32_t host, const struct spec_id_mapping *m, size_t n);
+/* The host id of the container's root (container id 0; the last mapping that starts there), or
+   `none` if m maps no root.  */
+uint32_t spec_id_root_host (const struct spec_id_mapping *m, size_t n, uint32_t none);
+
 struct spec_mount
 {
   char *destination;
