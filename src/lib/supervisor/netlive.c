@@ -24,10 +24,7 @@
 uint64_t
 sv_net_now (void)
 {
-  struct timespec t;
-
-  clock_gettime (CLOCK_MONOTONIC, &t);
-  return (uint64_t) t.tv_sec;
+  return ar_monotonic_ns () / 1000000000;
 }
 
 static bool
