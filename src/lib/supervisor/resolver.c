@@ -40,7 +40,6 @@
 #include "supervisor/sv_net.h"
 #include "utils.h"
 
-#define RESOLVER_STACK (128 * 1024)
 /* A TCP client that sends nothing for this long is let go.  */
 #define TCP_IDLE_MS 10000
 
@@ -299,21 +298,6 @@ pending_thread (void *arg)
   return NULL;
 }
 
-static bool
-detach (void *(*fn) (void *), void *arg)
-{
-  pthread_attr_t attr;
-  pthread_t t;
-  int r;
-
-  pthread_attr_init (&attr);
-  pthread_attr_setstacksize (&attr, RESOLVER_STACK);
-  pthread_attr_setdetachstate (&attr, PTHREAD_CREATE_DETACHED);
-  r = pthread_create (&t, &attr, fn, arg);
-  pthread_attr_destroy (&attr);
-  return r == 0;
-}
-
 static void
 defer_udp (struct sv *sv, const uint8_t *msg, size_t len, const struct sockaddr_storage *from,
            socklen_t from_len)
@@ -331,7 +315,7 @@ defer_udp (struct sv *sv, const uint8_t *msg, size_t len, const struct sockaddr_
   p->from_len = from_len;
   p->len = len;
   memcpy (p->msg, msg, len);
-  if (!detach (pending_thread, p))
+  if (!sv_thread_detached (pending_thread, p))
     {
       atomic_fetch_sub (&sv->net->lookups, 1);
       free (p);
@@ -449,7 +433,7 @@ tcp_thread (void *arg)
       c = xzalloc (sizeof *c);
       c->sv = sv;
       c->fd = fd;
-      if (!detach (tcp_conn_thread, c))
+      if (!sv_thread_detached (tcp_conn_thread, c))
         {
           atomic_fetch_sub (&sv->net->tcp_conns, 1);
           close (fd);
@@ -468,7 +452,7 @@ sv_resolver_start (struct sv *sv, ar_error_t *err)
   /* Like the serving threads, they take no signal (the main thread's signalfd has them).  */
   sigfillset (&all);
   pthread_sigmask (SIG_SETMASK, &all, &old);
-  ok = detach (udp_thread, sv) && detach (tcp_thread, sv);
+  ok = sv_thread_detached (udp_thread, sv) && sv_thread_detached (tcp_thread, sv);
   pthread_sigmask (SIG_SETMASK, &old, NULL);
   if (!ok)
     return ar_make_error (err, EAGAIN, "supervisor: start the resolver's threads");

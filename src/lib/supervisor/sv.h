@@ -100,6 +100,12 @@ struct sv_call
    number the table does not name.  */
 void sv_handle_call (struct sv_call *c, char name[32]);
 
+/* Run fn(arg) in a detached thread with a small stack (SV_DETACHED_STACK): a blocking connect
+   of the broker, an upstream look-up or a TCP client of the resolver.  false if none could be
+   started.  */
+#define SV_DETACHED_STACK (128 * 1024)
+bool sv_thread_detached (void *(*fn) (void *), void *arg);
+
 /* Answers.  */
 void sv_reply_error (struct sv_call *c, int err);
 void sv_reply_value (struct sv_call *c, long long val);

@@ -161,6 +161,21 @@ threads_per_fd (void)
   return 1;
 }
 
+bool
+sv_thread_detached (void *(*fn) (void *), void *arg)
+{
+  pthread_attr_t attr;
+  pthread_t t;
+  int r;
+
+  pthread_attr_init (&attr);
+  pthread_attr_setstacksize (&attr, SV_DETACHED_STACK);
+  pthread_attr_setdetachstate (&attr, PTHREAD_CREATE_DETACHED);
+  r = pthread_create (&t, &attr, fn, arg);
+  pthread_attr_destroy (&attr);
+  return r == 0;
+}
+
 static int
 start_threads (struct sv_fd *f, ar_error_t *err)
 {

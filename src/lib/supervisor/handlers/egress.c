@@ -56,7 +56,6 @@
 /* Threads connecting at once; past it a connect fails with EAGAIN (a workload opening hundreds
    of blocking connects to a black hole must not make hundreds of threads).  */
 #define BROKERS_MAX 64
-#define BROKER_STACK (128 * 1024)
 
 static uint64_t
 netns_cookie (int sock)
@@ -446,10 +445,6 @@ job_thread (void *arg)
 static bool
 defer (struct sv_call *c, struct job *j)
 {
-  pthread_attr_t attr;
-  pthread_t t;
-  int r;
-
   if (atomic_fetch_add (&c->sv->brokers, 1) >= BROKERS_MAX)
     {
       atomic_fetch_sub (&c->sv->brokers, 1);
@@ -461,12 +456,7 @@ defer (struct sv_call *c, struct job *j)
       atomic_fetch_sub (&c->sv->brokers, 1);
       return false;
     }
-  pthread_attr_init (&attr);
-  pthread_attr_setstacksize (&attr, BROKER_STACK);
-  pthread_attr_setdetachstate (&attr, PTHREAD_CREATE_DETACHED);
-  r = pthread_create (&t, &attr, job_thread, j);
-  pthread_attr_destroy (&attr);
-  if (r != 0)
+  if (!sv_thread_detached (job_thread, j))
     {
       close (j->notify_fd);
       atomic_fetch_sub (&c->sv->brokers, 1);
