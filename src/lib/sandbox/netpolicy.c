@@ -583,13 +583,9 @@ netpolicy_address_special (int family, const uint8_t *a)
 bool
 netpolicy_answer_forbidden (int family, const uint8_t *a)
 {
-  static const uint8_t ec2_v6[16] = { 0xfd, 0x00, 0x0e, 0xc2, [14] = 0x02, [15] = 0x54 };
-
   unmap (&family, &a);
   if (family == AF_INET)
     return a[0] != 127 && netpolicy_address_special (family, a);
-  if (memcmp (a, ec2_v6, 16) == 0)
-    return true;
   return !IN6_IS_ADDR_LOOPBACK ((const struct in6_addr *) a)
          && netpolicy_address_special (family, a);
 }
