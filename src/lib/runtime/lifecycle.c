@@ -1509,10 +1509,9 @@ state_from_journal (int dirfd, const char *id, struct state_journal *j)
    an init gone, a supervisor gone, cgroups gone.  `damage`: why state.json could not be used
    (then the poststop hooks, which need it, do not run), or NULL.  */
 static int
-delete_locked (const struct ar_globals *g, int dirfd, struct state *s, bool force,
-               const char *damage, ar_error_t *err)
+delete_locked (int rootfd, int dirfd, struct state *s, bool force, const char *damage,
+               ar_error_t *err)
 {
-  cleanup_close int rootfd = -1;
   bool live = s->status == STATE_RUNNING || s->status == STATE_PAUSED;
   ar_error_t jerr = NULL;
 
@@ -1543,8 +1542,7 @@ delete_locked (const struct ar_globals *g, int dirfd, struct state *s, bool forc
   if (damage == NULL)
     run_hooks_warn (dirfd, s, SPEC_HOOK_POSTSTOP, "poststop");
   release_userns_owner (dirfd);
-  rootfd = state_root_open (container_root (g), false, err);
-  if (rootfd < 0 || state_dir_remove (rootfd, s->id, err) < 0)
+  if (state_dir_remove (rootfd, s->id, err) < 0)
     {
       supervisor_mark_end (dirfd);
       return -1;
@@ -1597,7 +1595,7 @@ ar_container_delete (const struct ar_globals *g, const char *id, bool force, ar_
       ar_error_release (&lerr);
       s = state_from_journal (dirfd, id, &j);
     }
-  return delete_locked (g, dirfd, s, force || j.deleting, damage, err);
+  return delete_locked (rootfd, dirfd, s, force || j.deleting, damage, err);
 }
 
 /* The supervisor writes its last audit records (aggregates, the alert count) once the
