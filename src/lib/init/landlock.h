@@ -10,8 +10,9 @@
      ABI    the kernel adds                        agentrt
      none   (no Landlock, or landlock not in lsm=)  nothing; containers run as before (debug log)
      1-3    filesystem access rights                nothing: the mount namespace confines paths
-     4-5    TCP bind and connect, by port           with the egress broker: no TCP connect of the
-                                                    workload's own (the broker makes them all)
+     4-5    TCP bind and connect, by port           the agent profile with the egress broker: no
+                                                    TCP connect of the workload's own (the
+                                                    broker makes them all)
      6      scopes: signals, abstract unix sockets  signals when the container's pid namespace
                                                     sees the runtime's processes; abstract
                                                     sockets when it is in the runtime's network
@@ -22,7 +23,9 @@
    landlock_restrict_self calls make two domains, even from one ruleset, and a domain may not
    signal (or connect to the abstract sockets of) a sibling.  Every `exec` makes its own domain,
    so a scoped exec'd `kill` of the init's processes would fail.  In a pid or network namespace
-   of the container's own the namespace is the wall already, and that stays as runc does it.  */
+   of the container's own the namespace is the wall already, and that stays as runc does it.
+   Any domain, scoped or not, also refuses ptrace (and /proc/PID/fd, environ, mem) from a
+   sibling domain: where one applies, an exec'd `strace -p` of the init's processes fails.  */
 #ifndef AGENTRT_LANDLOCK_H
 #define AGENTRT_LANDLOCK_H
 
@@ -35,7 +38,7 @@ struct landlock_plan
 {
   bool scope_signal;   /* the container's pid namespace sees the runtime's processes */
   bool scope_abstract; /* the container is in the runtime's network namespace */
-  bool deny_connect;   /* the egress broker makes every connect: the workload needs none */
+  bool deny_connect;   /* the agent profile's broker makes every connect: the workload needs none */
 };
 
 /* What a process asks the kernel for: the plan, cut to the kernel's ABI.  All zero: nothing.  */
