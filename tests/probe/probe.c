@@ -64,12 +64,15 @@
 #include <sys/sysinfo.h>
 #include <sys/timex.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <netinet/in.h>
+#include <arpa/inet.h>
+#include <stddef.h>
 #include <poll.h>
 #include <pthread.h>
 
@@ -1637,6 +1640,103 @@ cmd_orphan (void)
     syscall (SYS_exit, 0);
 }
 
+/* ---- landlock: what the second wall refuses (tests/landlock.bats) ---------------------- */
+
+static void
+ll_print (const char *what, long r)
+{
+  if (r < 0)
+    printf ("%s: %s\n", what, errno_name (errno));
+  else
+    printf ("%s: %ld\n", what, r);
+}
+
+/* Connect to the abstract unix socket @NAME (stream).  */
+static long
+ll_abstract_connect (const char *name)
+{
+  struct sockaddr_un sa = { .sun_family = AF_UNIX };
+  size_t n = strlen (name);
+  int s = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  long r;
+
+  if (s < 0 || n + 1 > sizeof sa.sun_path)
+    return -1;
+  memcpy (sa.sun_path + 1, name, n);
+  r = connect (s, (struct sockaddr *) &sa,
+               (socklen_t) (offsetof (struct sockaddr_un, sun_path) + 1 + n));
+  close (s);
+  return r;
+}
+
+/* One of our own: listen on @NAME here, then connect to it.  */
+static long
+ll_abstract_self (const char *name)
+{
+  struct sockaddr_un sa = { .sun_family = AF_UNIX };
+  size_t n = strlen (name);
+  int s = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  long r;
+
+  if (s < 0 || n + 1 > sizeof sa.sun_path)
+    return -1;
+  memcpy (sa.sun_path + 1, name, n);
+  if (bind (s, (struct sockaddr *) &sa,
+            (socklen_t) (offsetof (struct sockaddr_un, sun_path) + 1 + n))
+          < 0
+      || listen (s, 4) < 0)
+    {
+      close (s);
+      return -1;
+    }
+  r = ll_abstract_connect (name);
+  close (s);
+  return r;
+}
+
+/* A TCP listener on 127.0.0.1 (any port), then a connect to it, then a TCP Fast Open sendto to
+   it: a connect made by sendto, which the supervisor never sees.  */
+static int
+ll_tcp (void)
+{
+  struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
+  socklen_t len = sizeof sa;
+  int l = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), c, f;
+
+  if (l < 0 || bind (l, (struct sockaddr *) &sa, sizeof sa) < 0 || listen (l, 8) < 0
+      || getsockname (l, (struct sockaddr *) &sa, &len) < 0)
+    {
+      ll_print ("listen", -1);
+      return 1;
+    }
+  ll_print ("listen", 0);
+  c = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ll_print ("connect", connect (c, (struct sockaddr *) &sa, sizeof sa));
+  f = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ll_print ("fastopen", sendto (f, "x", 1, MSG_FASTOPEN, (struct sockaddr *) &sa, sizeof sa));
+  close (c);
+  close (f);
+  close (l);
+  return 0;
+}
+
+/* probe landlock kill PID SIG | abstract NAME | abstract-self NAME | tcp  */
+static int
+cmd_landlock (int argc, char **argv)
+{
+  if (argc == 5 && strcmp (argv[2], "kill") == 0)
+    ll_print ("kill", kill ((pid_t) atol (argv[3]), atoi (argv[4])));
+  else if (argc == 4 && strcmp (argv[2], "abstract") == 0)
+    ll_print ("abstract", ll_abstract_connect (argv[3]));
+  else if (argc == 4 && strcmp (argv[2], "abstract-self") == 0)
+    ll_print ("abstract-self", ll_abstract_self (argv[3]));
+  else if (argc == 3 && strcmp (argv[2], "tcp") == 0)
+    return ll_tcp ();
+  else
+    return 2;
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1658,12 +1758,14 @@ main (int argc, char **argv)
     return cmd_flood (argc, argv);
   if (argc >= 2 && strcmp (argv[1], "watch") == 0)
     return cmd_watch (argc, argv);
+  if (argc >= 2 && strcmp (argv[1], "landlock") == 0)
+    return cmd_landlock (argc, argv);
   if (argc == 2 && strcmp (argv[1], "orphan") == 0)
     return cmd_orphan ();
   if (argc == 3 && strcmp (argv[1], "threads") == 0 && atol (argv[2]) > 0)
     return cmd_threads (atol (argv[2]));
   fprintf (stderr, "usage: probe deny [--list] | emulate [OPTIONS] | mount DIR | loop N CALL | "
                    "hold KIND N | flood N | watch KIND N DIR | fdscan PROCS FDS N | threads N | "
-                   "orphan\n");
+                   "orphan | landlock kill PID SIG|abstract NAME|abstract-self NAME|tcp\n");
   return 2;
 }
