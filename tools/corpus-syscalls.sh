@@ -41,7 +41,7 @@ source "$top/tests/lib/corpus.sh"
 tmp=$(mktemp -d /tmp/corpus-syscalls.XXXXXX)
 chmod 0711 "$tmp"
 cid=corpus-syscalls-$$
-perf_pid= rec_pid=
+perf_pid='' rec_pid=''
 cleanup() {
   [ -z "$perf_pid" ] || kill "$perf_pid" 2>/dev/null || true
   [ -z "$rec_pid" ] || kill "$rec_pid" 2>/dev/null || true
@@ -83,7 +83,7 @@ done
 kill -INT "$perf_pid" "$rec_pid"
 wait "$perf_pid" || true
 wait "$rec_pid" || true
-perf_pid= rec_pid=
+perf_pid='' rec_pid=''
 ! grep -qi 'lost' "$tmp/record.err" || die "perf record lost events: $(cat "$tmp/record.err")"
 
 cat "$tmp/out" >&2

@@ -165,7 +165,7 @@ t_python_venv_wheel() {
   python3 setup.py -q bdist_wheel -d ../dist >../wheel.log 2>&1 || fail "bdist_wheel: $(why ../wheel.log)"
   cd .. && python3 -m venv --without-pip --system-site-packages v || fail "venv failed"
   v/bin/python -m pip install -q dist/corpuspkg-1.0-*.whl || fail "pip install failed"
-  [ -d v/lib/python3*/site-packages/corpuspkg ] || fail "the wheel is not in the venv"
+  ls -d v/lib/python3*/site-packages/corpuspkg >/dev/null || fail "the wheel is not in the venv"
   expect "import" 42 "$(v/bin/python -c 'import corpuspkg; print(corpuspkg.answer())')"
 }
 
