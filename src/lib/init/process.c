@@ -539,7 +539,11 @@ install_filters (const struct seccomp_prog *const filters[FILTER__N], int sock, 
 }
 
 /* Without no_new_privs a filter needs CAP_SYS_ADMIN, so it goes on before the capabilities are
-   dropped (runc's order); with it, after, so the identity switch is not filtered.  */
+   dropped (runc's order); with it, after, so the identity switch is not filtered.
+   Non-dumpable again after the switch: a change of uid or gid makes the kernel reset it to
+   fs.suid_dumpable (commit_creds), which a host may set to 1, and the process must not be
+   traceable by the container's processes (ptrace is allowed there) before its filters are on
+   and it has exec'd: a tracer could skip the filter's install, or use the sync socket.  */
 static int
 apply_creds_and_filters (const struct spec_process *p,
                          const struct seccomp_prog *const filters[FILTER__N], int sock,
@@ -549,6 +553,8 @@ apply_creds_and_filters (const struct spec_process *p,
     return -1;
   if (creds_apply (p, err) < 0)
     return -1;
+  if (prctl (PR_SET_DUMPABLE, 0) < 0)
+    return ar_make_error (err, errno, "prctl (PR_SET_DUMPABLE) after the identity switch");
   return p->no_new_privileges ? install_filters (filters, sock, err) : 0;
 }
 
