@@ -237,3 +237,27 @@ scenario_rewrite() {
   grep -q '^FAIL process_vm_readv: EPERM' <<<"$output"
   [ "$(records '.syscall == "process_vm_readv" and .rule == "deny-ptrace"')" -eq 1 ]
 }
+
+# With CAP_SYS_PTRACE in the host's user namespace (no user namespace of its own) the kernel
+# lets the container attach to any process in its pid namespace, non-dumpable or not: agentrt's
+# own among them, such as the process `exec` starts, which joins with every capability and
+# installs its filters last.  So ptrace is not allowed by default there; the operator may.
+@test "agentrt run [ptrace] a container holding CAP_SYS_PTRACE without a user namespace gets ptrace refused unless the operator allows it" {
+  update_config '.process.capabilities |= (reduce ("bounding", "effective", "permitted") as $s
+    (.; .[$s] += ["CAP_SYS_PTRACE"]))'
+  run_tracer "$CID" --fork trace
+  [ "$status" -ne 0 ]
+  grep -qx 'FAIL traceme: EPERM' <<<"$output"
+  [ "$(records '.syscall == "ptrace" and .rule == "deny-ptrace"')" -ge 1 ]
+  # No capabilities section: every capability is kept, this one too.
+  update_config 'del(.process.capabilities)'
+  run_tracer "$CID-all" --fork trace
+  [ "$status" -ne 0 ]
+  grep -qx 'FAIL traceme: EPERM' <<<"$output"
+  update_config '.annotations["io.agentrt.policy.ptrace"] = "allow"'
+  printf 'pod_annotations = io.agentrt.policy.ptrace\n' >>"$ROOT/agentrt.conf"
+  run_tracer "$CID-a" --fork trace
+  [ "$status" -eq 0 ]
+  ! grep -q '^FAIL' <<<"$output"
+  kept_leave_nothing
+}

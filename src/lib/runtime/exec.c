@@ -268,7 +268,7 @@ prepare_exec_policy (struct exec_policy *ep, ar_error_t *err)
                             ep->s->id, ep->s->platform);
     }
   sb.popts.tracer_platform = sb.platform == PLATFORM_PTRACE;
-  sandbox_resolve_ptrace (&sb, ep->s->own_pidns);
+  sandbox_resolve_ptrace (&sb, ep->s->own_pidns, sandbox_host_ptrace_cap (ep->config));
   r = policy_init (&p, policy_native_table (), &sb.popts, err);
   sandbox_release (&sb);
   if (r < 0)

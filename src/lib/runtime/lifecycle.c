@@ -253,7 +253,7 @@ prepare_policy (struct create_ctx *c, ar_error_t *err)
   if (c->sb.platform == PLATFORM_NONE)
     return 0;
   /* Joined (a pod's), a pid namespace is not the container's own: others' processes are in it.  */
-  sandbox_resolve_ptrace (&c->sb, c->ns.new_ns[SPEC_NS_PID]);
+  sandbox_resolve_ptrace (&c->sb, c->ns.new_ns[SPEC_NS_PID], sandbox_host_ptrace_cap (c->spec));
   if (policy_init (&p, policy_native_table (), &c->sb.popts, err) < 0)
     return -1;
   /* The root may not exist before the first container: then compiled, and kept next time.  */

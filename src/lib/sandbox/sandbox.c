@@ -143,12 +143,28 @@ resolve_ptrace (const char *v, enum sandbox_ptrace *out, ar_error_t *err)
 }
 
 void
-sandbox_resolve_ptrace (struct sandbox *sb, bool own_pidns)
+sandbox_resolve_ptrace (struct sandbox *sb, bool own_pidns, bool host_ptrace_cap)
 {
   if (sb->ptrace != SANDBOX_PTRACE_DEFAULT)
     sb->popts.allow_ptrace = sb->ptrace == SANDBOX_PTRACE_ALLOW;
   else
-    sb->popts.allow_ptrace = sb->platform == PLATFORM_SECCOMP && own_pidns;
+    sb->popts.allow_ptrace = sb->platform == PLATFORM_SECCOMP && own_pidns && !host_ptrace_cap;
+}
+
+bool
+sandbox_host_ptrace_cap (const struct spec *s)
+{
+  const struct spec_strv *b = &s->process.capabilities.bounding;
+
+  for (size_t i = 0; i < s->linux_.n_namespaces; i++)
+    if (s->linux_.namespaces[i].kind == SPEC_NS_USER)
+      return false;
+  if (!s->process.has_capabilities)
+    return true; /* every capability is kept */
+  for (size_t i = 0; i < b->n; i++)
+    if (strcmp (b->v[i], "CAP_SYS_PTRACE") == 0)
+      return true;
+  return false;
 }
 
 /* The broker connects from the caller's network namespace, the host's, or from a pod's

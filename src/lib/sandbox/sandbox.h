@@ -104,9 +104,17 @@ void sandbox_release (struct sandbox *sb);
    seccomp platform: a tracer then sees only the container's processes.  Denied where it shares
    one (the host's, with supervised_without_pidns = allow, or a pod's), where it would reach
    processes that are not the container's, unless the annotation says allow (the operator's);
-   and on the ptrace platform, where the supervisor is every process's one tracer.  The
-   annotation's deny denies it everywhere.  */
-void sandbox_resolve_ptrace (struct sandbox *sb, bool own_pidns);
+   on the ptrace platform, where the supervisor is every process's one tracer; and where the
+   container may hold CAP_SYS_PTRACE in the host's user namespace (sandbox_host_ptrace_cap).
+   The annotation's deny denies it everywhere.  */
+void sandbox_resolve_ptrace (struct sandbox *sb, bool own_pidns, bool host_ptrace_cap);
+
+/* May the container's processes hold CAP_SYS_PTRACE in the host's user namespace (no user
+   namespace of its own, and the capability in the bounding set, or no capabilities section)?
+   Then the kernel lets them attach to any process in their pid namespace, dumpable or not:
+   agentrt's own among them, such as a process `exec` starts, which joins the namespaces with
+   every capability and installs its filters last (tests/ptrace.bats).  */
+bool sandbox_host_ptrace_cap (const struct spec *s);
 
 /* With an allowlist, at create: the container's network namespace and where the broker
    connects from (egress_prepare_spec, *ns), the resolver's upstream read there, and, for
