@@ -261,3 +261,45 @@ scenario_rewrite() {
   ! grep -q '^FAIL' <<<"$output"
   kept_leave_nothing
 }
+
+# The real tools, in the Debian rootfs of the compatibility corpus (built by tests/compat.bats's
+# helpers; skipped where it has not been built): strace follows a shell, gdb runs a program
+# with address randomization off and prints a backtrace, a program built with
+# -fsanitize=address exits 0 and a leaking one is caught by LeakSanitizer (ASan's exit code, 1).
+@test "agentrt run [ptrace] strace, gdb and -fsanitize=address programs work in the Debian corpus rootfs; as the init, LeakSanitizer fails" {
+  local rootfs="${AGENTRT_TEST_CACHE:-/var/cache/agentrt-tests}/debian-bookworm-corpus-r1"
+  [ -x "$rootfs/usr/bin/gdb" ] && [ -x "$rootfs/usr/bin/strace" ] \
+    || skip "no corpus rootfs at $rootfs (tests/compat.bats builds it)"
+  cat >"$BUNDLE/script.sh" <<'SCRIPT'
+cd /tmp
+printf 'int main (void) { return 0; }\n' >ok.c
+printf '#include <stdlib.h>\nvoid *p;\nint main (void) { p = malloc (7); p = 0; return 0; }\n' >leak.c
+gcc -g -fsanitize=address -o ok ok.c && ./ok && echo "asan ok"
+gcc -g -fsanitize=address -o leak leak.c
+./leak 2>leak.err; echo "leak exit $?"
+grep -q 'detected memory leaks' leak.err && echo "leak found"
+strace -f -o st.out sh -c '/bin/true; echo traced' && grep -q 'execve("/bin/true"' st.out && echo "strace ok"
+gdb -q -batch -ex 'break main' -ex run -ex bt ./ok 2>&1 | tee gdb.out | grep -q 'main () at ok.c' && echo "gdb ok"
+grep -q 'Error disabling address space randomization' gdb.out || echo "gdb aslr off"
+echo done
+SCRIPT
+  update_config --arg r "$rootfs" --arg s "$(cat "$BUNDLE/script.sh")" '.root = {path: $r, readonly: true}
+    | .mounts += [{destination: "/tmp", type: "tmpfs", source: "tmpfs", options: ["nosuid", "nodev", "size=256m"]}]
+    | .process.env += ["PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp"]
+    | .process.args = ["/bin/sh", "-c", $s]'
+  agentrt run --keep -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  local want
+  for want in "asan ok" "leak exit 1" "leak found" "traced" "strace ok" "gdb ok" "gdb aslr off" done; do
+    grep -qx "$want" <<<"$output"
+  done
+  [ "$(records '.verdict == "deny"')" -eq 0 ]
+  # As the container's init it is the kill switch's tracee, and a process has one tracer:
+  # LeakSanitizer cannot stop it, and says so.
+  update_config '.process.args = ["/bin/sh", "-c",
+    "cd /tmp && printf \"int main (void) { return 0; }\\n\" >ok.c && gcc -fsanitize=address -o ok ok.c && exec ./ok"]'
+  agentrt run -b "$BUNDLE" "$CID-init"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"LeakSanitizer has encountered a fatal error"* ]]
+  kept_leave_nothing
+}
