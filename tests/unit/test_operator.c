@@ -335,8 +335,8 @@ test_annotations_who (void)
                  "ask for (--audit-log or audit_dir, or pod_annotations = io.agentrt.audit in "
                  "agentrt.conf), not config.json's",
                  &none, "c1", "io.agentrt.audit", "/etc/passwd");
-  CHECK_RESOLVE ("annotation io.agentrt.policy.ptrace=allow lets the workload trace its "
-                 "processes: that is the operator's to ask for (pod_annotations = "
+  CHECK_RESOLVE ("annotation io.agentrt.policy.ptrace=allow lets the workload trace where the "
+                 "default refuses it: that is the operator's to ask for (pod_annotations = "
                  "io.agentrt.policy.ptrace in agentrt.conf), not config.json's",
                  &none, "c1", "io.agentrt.policy.ptrace", "allow");
   CHECK_RESOLVE ("annotation io.agentrt.ephemeral=false under the agent profile lets the workload "
