@@ -805,22 +805,6 @@ EOF_CASES
   leaves_nothing
 }
 
-@test "supervisor: io.agentrt.policy.ptrace=allow lets ptrace and process_vm_writev through, only them" {
-  pod_may io.agentrt.policy.ptrace
-  update_config '.annotations["io.agentrt.policy.ptrace"] = "allow" | .process.args = ["/bin/probe", "deny"]'
-  agentrt --config "$ROOT/agentrt.conf" run -b "$BUNDLE" "$CID"
-  [ "$status" -eq 1 ]
-  # The probe expects every call of the deny list refused: these two are the ones that are not.
-  [ "$(grep -c '^FAIL ' <<<"$output")" -eq 2 ]
-  [[ "$output" == *"FAIL ptrace(PTRACE_ATTACH): expected -1/EPERM, got 0/0"* ]]
-  [[ "$output" == *"FAIL process_vm_writev: expected -1/EPERM, got "* ]]
-  update_config '.annotations["io.agentrt.policy.ptrace"] = "deny"'
-  agentrt run -b "$BUNDLE" "$CID-deny"
-  [ "$status" -eq 0 ]
-  [[ "$output" == *"ok ptrace(PTRACE_ATTACH)"* ]]
-  leaves_nothing
-}
-
 # policy_files: the compiled policies kept in --root, one a line.
 policy_files() { find "$ROOT/state" -maxdepth 1 -name 'policy@*.bpf' | sort; }
 
@@ -854,9 +838,8 @@ policy_files() { find "$ROOT/state" -maxdepth 1 -name 'policy@*.bpf' | sort; }
   [ "$status" -eq 0 ]
   [ "$(stat -c %a "$f")" = 600 ]
   # Another switch is another policy, in a file of its own.
-  pod_may io.agentrt.policy.ptrace
-  update_config '.annotations["io.agentrt.policy.ptrace"] = "allow"'
-  agentrt --config "$ROOT/agentrt.conf" run -b "$BUNDLE" "$CID-6"
+  update_config '.annotations["io.agentrt.policy.ptrace"] = "deny"'
+  agentrt run -b "$BUNDLE" "$CID-6"
   [ "$status" -eq 0 ]
   [ "$(policy_files | wc -l)" -eq 2 ]
   leaves_nothing

@@ -144,6 +144,7 @@ cmd_policy (struct ar_globals *g, int argc, char **argv, ar_error_t *err)
     NULL,
     NULL,
   };
+  static const struct policy_opts default_opts = { .allow_ptrace = true };
   struct policy_input in = { .format = "table" };
   const struct sc_table *t;
   struct policy p;
@@ -153,7 +154,8 @@ cmd_policy (struct ar_globals *g, int argc, char **argv, ar_error_t *err)
   t = in.arch ? policy_table_by_arch (in.arch) : policy_native_table ();
   if (t == NULL)
     return ar_make_error (err, 0, "policy: no table for this architecture (use --arch)");
-  if (policy_init (&p, t, NULL, err) < 0)
+  /* A default container's: the seccomp platform, a pid namespace of its own (ptrace allowed).  */
+  if (policy_init (&p, t, &default_opts, err) < 0)
     return -1;
   if (strcmp (in.format, "json") == 0)
     print_json (&p);

@@ -542,7 +542,11 @@ install_filters (const struct seccomp_prog *const filters[FILTER__N], int sock, 
    dropped (runc's order); with it, after, so the identity switch is not filtered.  Landlock
    comes first of all, while the process has CAP_SYS_ADMIN in its user namespace either way,
    and before linux.seccomp, which may not list the Landlock calls; the identity switch and the
-   filters are nothing Landlock restricts.  */
+   filters are nothing Landlock restricts.
+   Non-dumpable again after the switch: a change of uid or gid makes the kernel reset it to
+   fs.suid_dumpable (commit_creds), which a host may set to 1, and the process must not be
+   traceable by the container's processes (ptrace is allowed there) before its filters are on
+   and it has exec'd: a tracer could skip the filter's install, or use the sync socket.  */
 static int
 apply_creds_and_filters (const struct spec_process *p, const struct landlock_ruleset *landlock,
                          const struct seccomp_prog *const filters[FILTER__N], int sock,
@@ -554,6 +558,8 @@ apply_creds_and_filters (const struct spec_process *p, const struct landlock_rul
     return -1;
   if (creds_apply (p, err) < 0)
     return -1;
+  if (prctl (PR_SET_DUMPABLE, 0) < 0)
+    return ar_make_error (err, errno, "prctl (PR_SET_DUMPABLE) after the identity switch");
   return p->no_new_privileges ? install_filters (filters, sock, err) : 0;
 }
 

@@ -39,6 +39,9 @@ const struct sc_entry sc_generic_entries[] = {
   DENY (pivot_root, "deny-mount"),
   DENY (umount2, "deny-mount"),
   DENY (perf_event_open, "deny-perf"),
+  /* Allowed on the seccomp platform in a pid namespace of the container's own (policy.c,
+     allow_ptrace): the default.  */
+  DENY (process_vm_readv, "deny-ptrace"),
   DENY (process_vm_writev, "deny-ptrace"),
   DENY (ptrace, "deny-ptrace"),
   DENY (quotactl, "deny-quota"),
@@ -229,7 +232,6 @@ const struct sc_entry sc_generic_entries[] = {
   ALLOW (prlimit64),
   ALLOW (process_madvise),
   ALLOW (process_mrelease),
-  ALLOW (process_vm_readv),
   ALLOW (pselect6),
   ALLOW (pwrite64),
   ALLOW (pwritev),

@@ -261,6 +261,15 @@ prepare_exec_policy (struct exec_policy *ep, ar_error_t *err)
   /* The same filter as the init's: a container with an allowlist has its resolv.conf in its state
      directory (lifecycle.c), and prctl(PR_SET_MM) refused (sandbox.c).  */
   sb.popts.deny_set_mm = faccessat (ep->dirfd, EGRESS_RESOLV_FILE, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+  /* The platform create chose (a flag's, perhaps, which the annotations do not show).  */
+  if (sandbox_platform_from_name (ep->s->platform, &sb.platform) < 0)
+    {
+      sandbox_release (&sb);
+      return ar_make_error (err, EINVAL, "container `%s`: unknown platform `%s` in state.json",
+                            ep->s->id, ep->s->platform);
+    }
+  sb.popts.tracer_platform = sb.platform == PLATFORM_PTRACE;
+  sandbox_resolve_ptrace (&sb, ep->s->own_pidns, sandbox_host_ptrace_cap (ep->config));
   r = policy_init (&p, policy_native_table (), &sb.popts, err);
   sandbox_release (&sb);
   if (r < 0)

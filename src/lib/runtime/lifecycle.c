@@ -253,6 +253,8 @@ prepare_policy (struct create_ctx *c, ar_error_t *err)
     return -1;
   if (c->sb.platform == PLATFORM_NONE)
     return 0;
+  /* Joined (a pod's), a pid namespace is not the container's own: others' processes are in it.  */
+  sandbox_resolve_ptrace (&c->sb, c->ns.new_ns[SPEC_NS_PID], sandbox_host_ptrace_cap (c->spec));
   if (policy_init (&p, policy_native_table (), &c->sb.popts, err) < 0)
     return -1;
   /* The root may not exist before the first container: then compiled, and kept next time.  */
@@ -384,9 +386,9 @@ prepare_create (struct create_ctx *c, ar_error_t *err)
       || owners_check_spec (c->spec, err) < 0 || check_unsupported (c->spec, err) < 0
       || check_memory_limit (c->spec, err) < 0
       || sandbox_resolve (&c->spec->annotations, &f, &c->sb, err) < 0 || prepare_egress (c, err) < 0
-      || prepare_policy (c, err) < 0
       || cgroup_resolve (c->spec, c->id, c->systemd_cgroup, &c->cg, err) < 0
       || namespaces_plan (c->spec, &c->ns, err) < 0 || check_supervisor_pidns (c, err) < 0
+      || prepare_policy (c, err) < 0
       || sources_plan (c->spec, &c->ns, c->bundle, &c->sources, err) < 0)
     return -1;
   /* systemd is asked now, before anything is made: without it create fails here, clean.  */
