@@ -144,6 +144,38 @@ wait_emulated() {
   leaves_nothing
 }
 
+@test "supervisor: sched_getaffinity is the kernel's without a quota: taskset -c 0 nproc says 1, an unseen pid is ESRCH" {
+  [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs: taskset -c 0 must narrow the mask"
+  # $$ is a host pid the container's namespace has no task for.
+  update_config --arg host "$$" '.process.args = ["/bin/sh", "-c",
+    "nproc; taskset -c 0 nproc; taskset -p 1; taskset -p 999999; echo esrch=$?; taskset -p " + $host + "; echo host=$?"]'
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" -eq "$(nproc)" ]
+  [ "${lines[1]}" = 1 ]
+  [[ "${lines[2]}" == "pid 1's current affinity mask: "* ]]
+  [[ "$output" == *"999999's affinity: No such process"* ]]
+  [[ "$output" == *"esrch=1"* && "$output" == *"host=1"* ]]
+}
+
+@test "supervisor: under a quota, sched_getaffinity is the target's own mask cut to the quota, and ESRCH for a pid it cannot see" {
+  [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs: the quota of 1 must cut"
+  # The quota shows one CPU of two: CPU 0 for a task that may run anywhere, CPU 1 for one
+  # pinned there (not CPU 0, where it cannot run); a background task's mask by its pid; the
+  # host's pid of the bats shell is nobody in the container.
+  update_config --arg host "$$" '.linux.resources.cpu = {quota: 100000, period: 100000} |
+    .process.args = ["/bin/sh", "-c",
+    "nproc; taskset -c 1 nproc; taskset -c 1 sh -c \"taskset -p \\$\\$\"; taskset -c 1 sleep 100 & p=$!; sleep 0.2; taskset -p $p; kill $p; taskset -p 999999; echo esrch=$?; taskset -p " + $host + "; echo host=$?"]'
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = 1 ]
+  [ "${lines[1]}" = 1 ]
+  [[ "${lines[2]}" == *"current affinity mask: 2" ]]
+  [[ "${lines[3]}" == *"current affinity mask: 2" ]]
+  [[ "$output" == *"999999's affinity: No such process"* ]]
+  [[ "$output" == *"esrch=1"* && "$output" == *"host=1"* ]]
+}
+
 @test "supervisor: mount fails with EPERM even with CAP_SYS_ADMIN, and works with --platform none" {
   add_cap CAP_SYS_ADMIN
   update_config '.process.args = ["/bin/probe", "mount", "/tmp/x"]'

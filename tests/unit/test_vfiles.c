@@ -428,6 +428,58 @@ test_limits_set (void)
   return 0;
 }
 
+/* A set as "0 1 3".  */
+static const char *
+set_text (const cpu_set_t *set)
+{
+  static char buf[256];
+
+  buf[0] = '\0';
+  for (int c = 0; c < 64; c++)
+    if (CPU_ISSET (c, set))
+      snprintf (buf + strlen (buf), sizeof buf - strlen (buf), "%s%d", buf[0] ? " " : "", c);
+  return buf;
+}
+
+/* sched_getaffinity's answer: the task's real mask within the cpuset, cut to the quota.  */
+static int
+test_affinity (void)
+{
+  struct vfiles_limits l = base_limits (0, UINT64_MAX);
+  cpu_set_t real, out;
+
+  /* No quota: nothing to cut, the kernel answers.  */
+  CHECK (!vfiles_quota_cuts (&l));
+  l = base_limits (0, 4);
+  CHECK (!vfiles_quota_cuts (&l));
+  l = base_limits (0, 2);
+  CHECK (vfiles_quota_cuts (&l));
+  /* The whole cpuset: the lowest two, as cpu/online shows.  */
+  CPU_ZERO (&real);
+  for (int c = 0; c < 4; c++)
+    CPU_SET (c, &real);
+  vfiles_affinity (&l, &real, &out);
+  CHECK_STR (set_text (&out), "0 1");
+  /* taskset -c 3: the task's own CPU, not CPU 0.  */
+  CPU_ZERO (&real);
+  CPU_SET (3, &real);
+  vfiles_affinity (&l, &real, &out);
+  CHECK_STR (set_text (&out), "3");
+  /* taskset -c 1-3 under a quota of 2: two of its own.  */
+  CPU_SET (1, &real);
+  CPU_SET (2, &real);
+  vfiles_affinity (&l, &real, &out);
+  CHECK_STR (set_text (&out), "1 2");
+  /* A mask outside the cpuset (the cpuset changed meanwhile): the kernel's, cut.  */
+  CPU_ZERO (&real);
+  CPU_SET (5, &real);
+  CPU_SET (6, &real);
+  CPU_SET (7, &real);
+  vfiles_affinity (&l, &real, &out);
+  CHECK_STR (set_text (&out), "5 6");
+  return 0;
+}
+
 static int
 test_limits_from_cgroup (void)
 {
@@ -704,6 +756,7 @@ main (void)
   RUN_TEST (test_parse_cpus);
   RUN_TEST (test_limits_from_spec);
   RUN_TEST (test_limits_set);
+  RUN_TEST (test_affinity);
   RUN_TEST (test_limits_from_cgroup);
   RUN_TEST (test_live);
   RUN_TEST (test_host_files);

@@ -745,6 +745,30 @@ vfiles_limits_set (struct vfiles_limits *l, uint64_t mem_limit, const cpu_set_t 
     l->cpu_ids[l->ncpus++] = 0;
 }
 
+bool
+vfiles_quota_cuts (const struct vfiles_limits *l)
+{
+  return l->quota_cpus < (uint64_t) CPU_COUNT (&l->cpus);
+}
+
+void
+vfiles_affinity (const struct vfiles_limits *l, const cpu_set_t *real, cpu_set_t *out)
+{
+  uint64_t n = 0;
+  cpu_set_t in;
+
+  CPU_AND (&in, real, &l->cpus);
+  if (CPU_COUNT (&in) == 0)
+    in = *real;
+  CPU_ZERO (out);
+  for (int c = 0; c < CPU_SETSIZE && (n == 0 || n < l->quota_cpus); c++)
+    if (CPU_ISSET (c, &in))
+      {
+        CPU_SET (c, out);
+        n++;
+      }
+}
+
 int
 vfiles_limits_from_spec (const struct spec *s, struct vfiles_limits *l, ar_error_t *err)
 {

@@ -69,6 +69,13 @@ int vfiles_limits_from_spec (const struct spec *s, struct vfiles_limits *l, ar_e
 void vfiles_limits_set (struct vfiles_limits *l, uint64_t mem_limit, const cpu_set_t *cpus,
                         uint64_t quota_cpus);
 
+/* Does the quota show fewer CPUs than the cpuset gives (sched_getaffinity must then be cut,
+   handlers/affinity.c)?  */
+bool vfiles_quota_cuts (const struct vfiles_limits *l);
+/* What sched_getaffinity shows of a task whose kernel mask is `real`: real within the cpuset
+   (real itself if they do not meet), cut to the lowest quota_cpus of those, at least one.  */
+void vfiles_affinity (const struct vfiles_limits *l, const cpu_set_t *real, cpu_set_t *out);
+
 /* The cgroup files the live limits are read from, each found in whichever of the container's
    directories has it (v2 names first; a v1 hierarchy has none of them).  */
 enum vfiles_cg
