@@ -15,8 +15,12 @@ MiB=$((1024 * 1024))
 # ENOSYS in the kernel, so that libc falls back to clone, and not audited), and AF_PACKET (an
 # odd family that programs probe innocently: at most a warning).
 not_an_alert() { [[ $1 == allowed:* || $1 == clone3 || $1 == "socket(AF_PACKET)" ]]; }
-# Obsolete calls are denied and audited as warnings: programs probe them innocently.
-obsolete() { [[ $1 == uselib || $1 == _sysctl || $1 == ustat || $1 == sysfs ]]; }
+# Obsolete calls are denied and audited as warnings: programs probe them innocently, as
+# runtimes probe io_uring_setup and personality on every start.
+obsolete() {
+  [[ $1 == uselib || $1 == _sysctl || $1 == ustat || $1 == sysfs || $1 == io_uring_setup ||
+    $1 == personality ]]
+}
 
 # add_cap CAP: CAP in every capability set of the process.
 add_cap() {
@@ -78,6 +82,24 @@ scenario_deny_list() {
   done < <(sed -n 's/^ok //p' <<<"$output")
   echo "not audited as a denied alert:$missing" >&2
   [ -z "$missing" ]
+}
+
+@test "supervisor: the probes runtimes make on start are quiet: io_uring_setup ENOSYS and personality warnings, a clock read runs, all aggregated" {
+  update_config '.process.args = ["/bin/sh", "-c",
+    "for i in 1 2 3; do /bin/probe deny io_uring_setup \"personality(PER_LINUX32)\" \"allowed:adjtimex(ADJ_OFFSET_SS_READ)\" \"adjtimex(ADJ_TICK)\" || exit 1; done"]'
+  agentrt run --keep -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  local audit="$ROOT/state/$CID/audit.jsonl"
+  # Each probe is refused (or run) as a kernel would and recorded quietly: the first call, then
+  # one record counting the repeats; only the change of the clock is an alert.
+  run jq -sc '[.[] | select(.syscall == "io_uring_setup")] | [length, .[0].verdict, .[0].severity, .[0].rule, ([.[] | .count // 1] | add)]' "$audit"
+  [ "$output" = '[2,"deny","warn","probe-io-uring",3]' ]
+  run jq -sc '[.[] | select(.syscall == "personality")] | [length, .[0].severity, .[0].rule, ([.[] | .count // 1] | add)]' "$audit"
+  [ "$output" = '[2,"warn","probe-personality",3]' ]
+  run jq -sc '[.[] | select(.syscall == "adjtimex" and .verdict == "allow")] | [length, .[0].severity, .[0].rule, ([.[] | .count // 1] | add)]' "$audit"
+  [ "$output" = '[2,"info","allow-clock-read",3]' ]
+  run jq -sc '[.[] | select(.severity == "alert") | [.syscall, .rule]] | unique' "$audit"
+  [ "$output" = '[["adjtimex","deny-clock"]]' ]
 }
 
 @test "supervisor: uname, sysinfo, the CPU count and /proc, /sys files reflect 512 MiB and 1 CPU" {

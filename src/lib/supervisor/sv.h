@@ -166,6 +166,7 @@ void sv_handle_unknown (struct sv_call *c);
 void sv_handle_uname (struct sv_call *c);
 void sv_handle_sysinfo (struct sv_call *c);
 void sv_handle_affinity (struct sv_call *c);
+void sv_handle_clock (struct sv_call *c);
 void sv_handle_exec (struct sv_call *c);
 void sv_handle_connect (struct sv_call *c);
 void sv_handle_bind (struct sv_call *c);
