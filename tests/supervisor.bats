@@ -198,6 +198,19 @@ wait_emulated() {
   [[ "$output" == *"esrch=1"* && "$output" == *"host=1"* ]]
 }
 
+@test "supervisor: under linux.personality LINUX32, the emulated uname says i686 as the kernel's does" {
+  [ "$(uname -m)" = x86_64 ] || skip "the 32-bit machine name checked is x86_64's"
+  update_config '.linux.personality = {domain: "LINUX32"} | .process.args = ["/bin/uname", "-m"]'
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ "$output" = i686 ]
+  # Without it, the host's.
+  update_config 'del(.linux.personality)'
+  agentrt run -b "$BUNDLE" "$CID-64"
+  [ "$status" -eq 0 ]
+  [ "$output" = x86_64 ]
+}
+
 @test "supervisor: mount fails with EPERM even with CAP_SYS_ADMIN, and works with --platform none" {
   add_cap CAP_SYS_ADMIN
   update_config '.process.args = ["/bin/probe", "mount", "/tmp/x"]'

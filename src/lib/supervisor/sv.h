@@ -24,6 +24,7 @@ struct sv
 {
   const char *id;
   const char *release;
+  bool uname_personality; /* supervisor_cfg's: read each caller's personality for uname */
   struct policy policy;
   /* The main thread changes them; handlers read them with vfiles_live_get.  */
   struct vfiles_live limits;
