@@ -170,9 +170,10 @@ wait_emulated() {
   [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs: taskset -c 0 must narrow the mask"
   # $$ is a host pid the container's namespace has no task for.
   update_config --arg host "$$" '.process.args = ["/bin/sh", "-c",
-    "nproc; taskset -c 0 nproc; taskset -p 1; taskset -p 999999; echo esrch=$?; taskset -p " + $host + "; echo host=$?"]'
+    "nproc; taskset -c 0 nproc; taskset -p 1; taskset -p 999999; echo esrch=$?; taskset -p " + $host + "; echo host=$?; /bin/probe affinity 1"]'
   agentrt run -b "$BUNDLE" "$CID"
   [ "$status" -eq 0 ]
+  [[ "$output" == *$'thread: 1\nsize1: EINVAL\npid-1: ESRCH'* ]]
   [ "${lines[0]}" -eq "$(nproc)" ]
   [ "${lines[1]}" = 1 ]
   [[ "${lines[2]}" == "pid 1's current affinity mask: "* ]]
@@ -181,15 +182,26 @@ wait_emulated() {
 }
 
 @test "supervisor: under a quota, sched_getaffinity is the target's own mask cut to the quota, and ESRCH for a pid it cannot see" {
+  scenario_affinity_quota
+}
+
+@test "supervisor [ptrace]: under a quota, sched_getaffinity is the target's own mask cut to the quota, and ESRCH for a pid it cannot see" {
+  ptrace_platform
+  scenario_affinity_quota
+}
+
+scenario_affinity_quota() {
   [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs: the quota of 1 must cut"
   # The quota shows one CPU of two: CPU 0 for a task that may run anywhere, CPU 1 for one
   # pinned there (not CPU 0, where it cannot run); a background task's mask by its pid; the
   # host's pid of the bats shell is nobody in the container.
   update_config --arg host "$$" '.linux.resources.cpu = {quota: 100000, period: 100000} |
     .process.args = ["/bin/sh", "-c",
-    "nproc; taskset -c 1 nproc; taskset -c 1 sh -c \"taskset -p \\$\\$\"; taskset -c 1 sleep 100 & p=$!; sleep 0.2; taskset -p $p; kill $p; taskset -p 999999; echo esrch=$?; taskset -p " + $host + "; echo host=$?"]'
+    "nproc; taskset -c 1 nproc; taskset -c 1 sh -c \"taskset -p \\$\\$\"; taskset -c 1 sleep 100 & p=$!; sleep 0.2; taskset -p $p; kill $p; taskset -p 999999; echo esrch=$?; taskset -p " + $host + "; echo host=$?; /bin/probe affinity 1"]'
   agentrt run -b "$BUNDLE" "$CID"
   [ "$status" -eq 0 ]
+  # Another thread by its tid; the kernel's EINVAL and ESRCH.
+  [[ "$output" == *$'thread: 1\nsize1: EINVAL\npid-1: ESRCH'* ]]
   [ "${lines[0]}" = 1 ]
   [ "${lines[1]}" = 1 ]
   [[ "${lines[2]}" == *"current affinity mask: 2" ]]

@@ -4,6 +4,8 @@
      probe deny [--list]   call each syscall of agentrt's deny list and expect EPERM; check that
                            a few allowed calls still work
      probe deny NAME...    only the checks named (as --list prints them)
+     probe affinity CPU    sched_getaffinity of a thread pinned to CPU, by its tid; with a
+                           one-byte buffer; of pid -1
      probe emulate [--mem BYTES] [--cpus N] [--release R] [--hostname H]
                            check what uname, sysinfo, sched_getaffinity and the virtual /proc and
                            /sys files report against the container's limits
@@ -1648,6 +1650,62 @@ cmd_threads (long n)
   return joined == n ? 0 : 1;
 }
 
+/* affinity: sched_getaffinity of another thread (pinned to CPU `cpu`) by its tid, then with a
+   buffer of one byte and a negative pid; one line each: the CPUs ("1", "0 1") or the errno.  */
+static pthread_barrier_t aff_ready, aff_done;
+static pid_t aff_tid;
+
+static void *
+aff_thread (void *arg)
+{
+  cpu_set_t set;
+
+  CPU_ZERO (&set);
+  CPU_SET ((int) (long) arg, &set);
+  if (sched_setaffinity (0, sizeof set, &set) < 0)
+    perror ("sched_setaffinity");
+  aff_tid = (pid_t) syscall (SYS_gettid);
+  pthread_barrier_wait (&aff_ready);
+  pthread_barrier_wait (&aff_done);
+  return NULL;
+}
+
+static void
+aff_print (const char *what, long r, const cpu_set_t *set)
+{
+  printf ("%s:", what);
+  if (r < 0)
+    printf (" %s", errno_name (errno));
+  for (int c = 0; r >= 0 && c < CPU_SETSIZE; c++)
+    if (CPU_ISSET (c, set))
+      printf (" %d", c);
+  printf ("\n");
+}
+
+static int
+cmd_affinity (int cpu)
+{
+  pthread_t t;
+  cpu_set_t set;
+  long r;
+
+  pthread_barrier_init (&aff_ready, NULL, 2);
+  pthread_barrier_init (&aff_done, NULL, 2);
+  if (pthread_create (&t, NULL, aff_thread, (void *) (long) cpu) != 0)
+    return 1;
+  pthread_barrier_wait (&aff_ready);
+  CPU_ZERO (&set);
+  r = syscall (SYS_sched_getaffinity, aff_tid, sizeof set, &set);
+  aff_print ("thread", r, &set);
+  pthread_barrier_wait (&aff_done);
+  pthread_join (t, NULL);
+  r = syscall (SYS_sched_getaffinity, 0, 1, &set);
+  aff_print ("size1", r, &set);
+  r = syscall (SYS_sched_getaffinity, -1, sizeof set, &set);
+  aff_print ("pid-1", r, &set);
+  return 0;
+}
+
 static int
 cmd_orphan (void)
 {
@@ -1688,9 +1746,11 @@ main (int argc, char **argv)
     return cmd_orphan ();
   if (argc == 3 && strcmp (argv[1], "threads") == 0 && atol (argv[2]) > 0)
     return cmd_threads (atol (argv[2]));
+  if (argc == 3 && strcmp (argv[1], "affinity") == 0)
+    return cmd_affinity (atoi (argv[2]));
   fprintf (stderr,
            "usage: probe deny [--list | NAME...] | emulate [OPTIONS] | mount DIR | loop N CALL | "
            "hold KIND N | flood N | watch KIND N DIR | fdscan PROCS FDS N | threads N | "
-           "orphan\n");
+           "orphan | affinity CPU\n");
   return 2;
 }
