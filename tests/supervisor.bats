@@ -223,6 +223,31 @@ scenario_affinity_quota() {
   [ "$output" = x86_64 ]
 }
 
+@test "supervisor: meminfo and sysinfo show what the cgroup's usage leaves of the limit; free's used is never past the total" {
+  # 64 MiB in /dev/shm (a tmpfs: charged to the container's memory cgroup), then a second for
+  # the supervisor to read the usage again.  The host's cache alone was more than the limit,
+  # and busybox free's used (total - free - buffers - cached) wrapped around below 0.
+  update_config --argjson m $((256 * MiB)) '.linux.resources.memory.limit = $m |
+    .process.args = ["/bin/sh", "-c",
+    "dd if=/dev/zero of=/dev/shm/fill bs=1048576 count=64 2>/dev/null; sleep 2; grep -E \"^(MemTotal|MemFree|MemAvailable):\" /proc/meminfo; free | sed -n 2p"]'
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  local total free avail mem
+  total=$(awk '/^MemTotal:/ { print $2 }' <<<"$output")
+  free=$(awk '/^MemFree:/ { print $2 }' <<<"$output")
+  avail=$(awk '/^MemAvailable:/ { print $2 }' <<<"$output")
+  echo "$output" >&2
+  [ "$total" -eq 262144 ]
+  [ "$free" -le $((262144 - 65536)) ]
+  [ "$avail" -le $((262144 - 65536)) ]
+  # free: "Mem:" total used free shared buff/cache available, used within the total (a used
+  # that wrapped around ran into the total's column).
+  read -r -a mem < <(grep '^Mem:' <<<"$output")
+  [ "${#mem[@]}" -eq 7 ]
+  [ "${mem[1]}" -eq 262144 ]
+  [ "${mem[2]}" -le 262144 ]
+}
+
 @test "supervisor: mount fails with EPERM even with CAP_SYS_ADMIN, and works with --platform none" {
   add_cap CAP_SYS_ADMIN
   update_config '.process.args = ["/bin/probe", "mount", "/tmp/x"]'
