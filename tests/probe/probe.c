@@ -5,6 +5,9 @@
                            a few allowed calls still work (ptrace, process_vm_*v and
                            clone(CLONE_UNTRACED), which depend on the platform and the pid
                            namespace, are tracer.c's)
+     probe deny NAME...    only the checks named (as --list prints them)
+     probe affinity CPU    sched_getaffinity of a thread pinned to CPU, by its tid; with a
+                           one-byte buffer; of pid -1
      probe emulate [--mem BYTES] [--cpus N] [--release R] [--hostname H]
                            check what uname, sysinfo, sched_getaffinity and the virtual /proc and
                            /sys files report against the container's limits
@@ -532,6 +535,18 @@ c_adjtimex (void)
   return syscall (SYS_adjtimex, &t);
 }
 
+/* A change of the tick, to a value the kernel would refuse (EINVAL) even from a caller with
+   CAP_SYS_TIME: should the call ever reach it, the host's clock stays as it is.  */
+static long
+c_adjtimex_tick (void)
+{
+  struct timex t;
+  memset (&t, 0, sizeof t);
+  t.modes = ADJ_TICK;
+  t.tick = 1;
+  return syscall (SYS_adjtimex, &t);
+}
+
 static long
 c_personality_linux32 (void)
 {
@@ -725,7 +740,7 @@ static const struct check deny_checks[] = {
   DENY ("add_key", c_add_key),
   DENY ("request_key", c_request_key),
   DENY ("userfaultfd", c_userfaultfd),
-  DENY ("io_uring_setup", c_io_uring_setup),
+  { "io_uring_setup", c_io_uring_setup, { ENOSYS }, false },
   DENY ("io_uring_enter", c_io_uring_enter),
   DENY ("io_uring_register", c_io_uring_register),
   DENY ("open_by_handle_at", c_open_by_handle_at),
@@ -750,7 +765,7 @@ static const struct check deny_checks[] = {
 #endif
   DENY ("settimeofday", c_settimeofday),
   DENY ("clock_settime", c_clock_settime),
-  DENY ("adjtimex(ADJ_OFFSET_SS_READ)", c_adjtimex),
+  DENY ("adjtimex(ADJ_TICK)", c_adjtimex_tick),
   DENY ("personality(PER_LINUX32)", c_personality_linux32),
 #ifdef SYS_modify_ldt
   DENY ("modify_ldt", c_modify_ldt),
@@ -783,6 +798,7 @@ static const struct check deny_checks[] = {
   { "socket(AF_PACKET)", c_socket_packet, { EPERM, EAFNOSUPPORT }, false },
   OK ("allowed:unshare(0)", c_unshare_0),
   OK ("allowed:personality(0xffffffff)", c_personality_query),
+  OK ("allowed:adjtimex(ADJ_OFFSET_SS_READ)", c_adjtimex),
   OK ("allowed:getppid", c_getppid),
   OK ("allowed:socket(AF_INET)", c_socket_inet),
   OK ("allowed:fork+wait", c_fork_wait),
@@ -919,14 +935,26 @@ cmd_deny (int argc, char **argv)
         puts (deny_checks[i].name);
       return 0;
     }
-  if (argc != 2)
+  /* Only the checks named, in the order named (probe deny NAME...).  */
+  size_t pick[64];
+  int npick = 0;
+  for (int a = 2; a < argc; a++)
     {
-      fprintf (stderr, "usage: probe deny [--list]\n");
-      return 2;
+      size_t i = 0;
+      while (i < n && strcmp (deny_checks[i].name, argv[a]) != 0)
+        i++;
+      if (i == n || npick == 64)
+        {
+          fprintf (stderr, "probe deny: no check `%s` (probe deny --list)\n", argv[a]);
+          return 2;
+        }
+      pick[npick++] = i;
     }
   make_workdir ();
   int failed = 0;
-  for (size_t i = 0; i < n; i++)
+  for (int k = 0; k < npick; k++)
+    failed += !run_check (&deny_checks[pick[k]]);
+  for (size_t i = 0; npick == 0 && i < n; i++)
     failed += !run_check (&deny_checks[i]);
   if (strcmp (workdir, NOWHERE) != 0)
     rmdir (workdir);
@@ -1579,6 +1607,62 @@ cmd_threads (long n)
   return joined == n ? 0 : 1;
 }
 
+/* affinity: sched_getaffinity of another thread (pinned to CPU `cpu`) by its tid, then with a
+   buffer of one byte and a negative pid; one line each: the CPUs ("1", "0 1") or the errno.  */
+static pthread_barrier_t aff_ready, aff_done;
+static pid_t aff_tid;
+
+static void *
+aff_thread (void *arg)
+{
+  cpu_set_t set;
+
+  CPU_ZERO (&set);
+  CPU_SET ((int) (long) arg, &set);
+  if (sched_setaffinity (0, sizeof set, &set) < 0)
+    perror ("sched_setaffinity");
+  aff_tid = (pid_t) syscall (SYS_gettid);
+  pthread_barrier_wait (&aff_ready);
+  pthread_barrier_wait (&aff_done);
+  return NULL;
+}
+
+static void
+aff_print (const char *what, long r, const cpu_set_t *set)
+{
+  printf ("%s:", what);
+  if (r < 0)
+    printf (" %s", errno_name (errno));
+  for (int c = 0; r >= 0 && c < CPU_SETSIZE; c++)
+    if (CPU_ISSET (c, set))
+      printf (" %d", c);
+  printf ("\n");
+}
+
+static int
+cmd_affinity (int cpu)
+{
+  pthread_t t;
+  cpu_set_t set;
+  long r;
+
+  pthread_barrier_init (&aff_ready, NULL, 2);
+  pthread_barrier_init (&aff_done, NULL, 2);
+  if (pthread_create (&t, NULL, aff_thread, (void *) (long) cpu) != 0)
+    return 1;
+  pthread_barrier_wait (&aff_ready);
+  CPU_ZERO (&set);
+  r = syscall (SYS_sched_getaffinity, aff_tid, sizeof set, &set);
+  aff_print ("thread", r, &set);
+  pthread_barrier_wait (&aff_done);
+  pthread_join (t, NULL);
+  r = syscall (SYS_sched_getaffinity, 0, 1, &set);
+  aff_print ("size1", r, &set);
+  r = syscall (SYS_sched_getaffinity, -1, sizeof set, &set);
+  aff_print ("pid-1", r, &set);
+  return 0;
+}
+
 static int
 cmd_orphan (void)
 {
@@ -1718,8 +1802,11 @@ main (int argc, char **argv)
     return cmd_orphan ();
   if (argc == 3 && strcmp (argv[1], "threads") == 0 && atol (argv[2]) > 0)
     return cmd_threads (atol (argv[2]));
-  fprintf (stderr, "usage: probe deny [--list] | emulate [OPTIONS] | mount DIR | loop N CALL | "
-                   "hold KIND N | flood N | watch KIND N DIR | fdscan PROCS FDS N | threads N | "
-                   "orphan | landlock kill PID SIG|abstract NAME|abstract-self NAME|tcp\n");
+  if (argc == 3 && strcmp (argv[1], "affinity") == 0)
+    return cmd_affinity (atoi (argv[2]));
+  fprintf (stderr,
+           "usage: probe deny [--list | NAME...] | emulate [OPTIONS] | mount DIR | loop N CALL | "
+           "hold KIND N | flood N | watch KIND N DIR | fdscan PROCS FDS N | threads N | "
+           "orphan | affinity CPU | landlock kill PID SIG|abstract NAME|abstract-self NAME|tcp\n");
   return 2;
 }

@@ -72,8 +72,6 @@ static const char *const deny_names[] = {
   "syslog",
   "settimeofday",
   "clock_settime",
-  "clock_adjtime",
-  "adjtimex",
   "lookup_dcookie",
   "nfsservctl",
   "statmount",
@@ -178,6 +176,17 @@ check_tiers (const struct policy *p)
   CHECK (check_tier (p, "ioctl", SC_ALLOW_IF) == 0 && find (p, "ioctl")->cond == SCOND_IOCTL_SAFE);
   CHECK (find (p, "socket")->err == EAFNOSUPPORT && find (p, "socket")->severity == SEV_WARN);
   CHECK (check_tier (p, "personality", SC_ALLOW_IF) == 0);
+  /* Probes runtimes make on every start: refused quietly, as a kernel without them would.  */
+  CHECK (find (p, "personality")->severity == SEV_WARN);
+  CHECK (find (p, "io_uring_setup")->err == ENOSYS
+         && find (p, "io_uring_setup")->severity == SEV_WARN);
+  CHECK (find (p, "io_uring_enter")->severity == SEV_ALERT);
+  /* A read of the clock's state runs (the kernel refuses changes without CAP_SYS_TIME); a
+     change is an alert.  */
+  CHECK (check_tier (p, "adjtimex", SC_SUPERVISE) == 0
+         && find (p, "adjtimex")->handler == SH_CLOCK);
+  CHECK (check_tier (p, "clock_adjtime", SC_SUPERVISE) == 0
+         && find (p, "clock_adjtime")->severity == SEV_ALERT);
   CHECK (find (p, "uname")->handler == SH_UNAME && find (p, "uname")->severity == SEV_NONE);
   CHECK (find (p, "execve")->handler == SH_EXEC && find (p, "execve")->severity == SEV_INFO);
   CHECK (find (p, "connect")->handler == SH_CONNECT && find (p, "bind")->handler == SH_BIND);

@@ -203,7 +203,7 @@ policy_handler_name (enum sc_handler h)
     [SH_NONE] = "none",         [SH_DENY] = "deny",         [SH_UNAME] = "uname",
     [SH_SYSINFO] = "sysinfo",   [SH_AFFINITY] = "affinity", [SH_EXEC] = "exec",
     [SH_CONNECT] = "connect",   [SH_BIND] = "bind",         [SH_UNKNOWN] = "unknown",
-    [SH_FSNOTIFY] = "fsnotify",
+    [SH_FSNOTIFY] = "fsnotify", [SH_CLOCK] = "clock",
   };
   return (size_t) h < sizeof names / sizeof names[0] ? names[h] : "?";
 }

@@ -44,6 +44,7 @@ enum sc_handler
   SH_CONNECT,  /* connect: audit the address (the egress broker's place) */
   SH_BIND,     /* bind: audit the address */
   SH_FSNOTIFY, /* inotify_init*, fanotify_init: a cap on the container's live instances */
+  SH_CLOCK,    /* adjtimex, clock_adjtime: a read of the clock's state runs, the rest EPERM */
   SH_UNKNOWN,  /* a number the table does not name: ENOSYS, audit */
   SH__N,
 };

@@ -11,15 +11,15 @@ const struct sc_entry sc_generic_entries[] = {
   /* deny: what a workload never needs and an escape would (DESIGN.md, "Three tiers").  */
   DENY (acct, "deny-acct"),
   DENY (bpf, "deny-bpf"),
-  DENY (adjtimex, "deny-clock"),
-  DENY (clock_adjtime, "deny-clock"),
+  SUPERVISE (adjtimex, SH_CLOCK, SEV_ALERT, "deny-clock"),
+  SUPERVISE (clock_adjtime, SH_CLOCK, SEV_ALERT, "deny-clock"),
   DENY (clock_settime, "deny-clock"),
   DENY (settimeofday, "deny-clock"),
   DENY (name_to_handle_at, "deny-handle"),
   DENY (open_by_handle_at, "deny-handle"),
   DENY (io_uring_enter, "deny-io-uring"),
   DENY (io_uring_register, "deny-io-uring"),
-  DENY (io_uring_setup, "deny-io-uring"),
+  DENY_PROBE (io_uring_setup, ENOSYS, "probe-io-uring"),
   DENY (kexec_file_load, "deny-kexec"),
   DENY (kexec_load, "deny-kexec"),
   DENY (add_key, "deny-keyring"),
@@ -62,7 +62,7 @@ const struct sc_entry sc_generic_entries[] = {
   ALLOW_IF (socket, SCOND_SOCKET_FAMILY, SEV_WARN, EAFNOSUPPORT, "deny-socket-family"),
   ALLOW_IF (socketpair, SCOND_SOCKET_FAMILY, SEV_WARN, EAFNOSUPPORT, "deny-socket-family"),
   ALLOW_IF (ioctl, SCOND_IOCTL_SAFE, SEV_ALERT, 0, "deny-ioctl-tty-inject"),
-  ALLOW_IF (personality, SCOND_PERSONALITY_DEFAULT, SEV_ALERT, 0, "deny-personality"),
+  ALLOW_IF (personality, SCOND_PERSONALITY_DEFAULT, SEV_WARN, 0, "probe-personality"),
   ALLOW_IF (seccomp, SCOND_SECCOMP_NO_LISTENER, SEV_ALERT, 0, "deny-seccomp-listener"),
 
   /* supervise: rare calls, emulated or audited by the supervisor.  */

@@ -841,6 +841,14 @@ release_for_supervisor (void *arg)
   c->spec = NULL;
 }
 
+/* Does the container run in the PER_LINUX32 personality (linux.personality LINUX32)?  */
+static bool
+linux32 (const struct spec *s)
+{
+  const char *d = s->linux_.has_personality ? s->linux_.personality.domain : NULL;
+  return d && strcmp (d, "LINUX32") == 0;
+}
+
 static int
 start_supervisor (struct create_ctx *c, pid_t init, int listener, bool trace, ar_error_t *err)
 {
@@ -850,6 +858,7 @@ start_supervisor (struct create_ctx *c, pid_t init, int listener, bool trace, ar
                                .state_dir = c->state_dir,
                                .audit_path = audit,
                                .uname_release = c->sb.uname_release,
+                               .uname_personality = linux32 (c->spec),
                                .popts = c->sb.popts,
                                .limits = c->limits,
                                .init_pid = init,
