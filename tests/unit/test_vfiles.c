@@ -202,6 +202,60 @@ test_loadavg (void)
   return 0;
 }
 
+/* The container's tasks (its pids cgroup's count) replace the host's, and no more of them run
+   than there are.  */
+static int
+test_loadavg_tasks (void)
+{
+  struct vfiles_limits l = limits (0, 2, (int[]){ 0, 1 });
+
+  l.tasks = 5;
+  if (check_render (VF_LOADAVG, &l, "3.50 1.00 0.40 2/100 999\n", "2.00 1.00 0.40 2/5 999\n") < 0)
+    return -1;
+  l.tasks = 1;
+  if (check_render (VF_LOADAVG, &l, "0.10 0.20 0.30 3/100 999\n", "0.10 0.20 0.30 1/1 999\n") < 0)
+    return -1;
+  /* Unknown (no pids cgroup), or a text that does not parse there: the host's, as it is.  */
+  l.tasks = 0;
+  if (check_render (VF_LOADAVG, &l, "0.10 0.20 0.30 3/100 999\n", "0.10 0.20 0.30 3/100 999\n") < 0)
+    return -1;
+  l.tasks = 4;
+  return check_render (VF_LOADAVG, &l, "0.10 0.20 0.30 x 9\n", "0.10 0.20 0.30 x 9\n");
+}
+
+/* sysinfo's loads (fixed point, 16 bits) capped as /proc/loadavg's.  */
+static int
+test_cap_loads (void)
+{
+  struct vfiles_limits l = limits (0, 2, (int[]){ 0, 1 });
+  unsigned long loads[3] = { 3UL << 16, 1UL << 15, 2UL << 16 };
+
+  vfiles_cap_loads (&l, loads);
+  CHECK (loads[0] == 2UL << 16 && loads[1] == 1UL << 15 && loads[2] == 2UL << 16);
+  return 0;
+}
+
+/* /proc/version, /proc/sys/kernel/osrelease and version: the release uname gives, the same
+   version string, nothing of the host's build.  */
+static int
+test_identity (void)
+{
+  struct vfiles_limits l = limits (0, 1, (int[]){ 0 });
+
+  snprintf (l.release, sizeof l.release, "6.1.0-agentrt");
+  if (check_render (VF_VERSION, &l, NULL,
+                    "Linux version 6.1.0-agentrt (agentrt@agentrt) (agentrt) " VFILES_KERNEL_VERSION
+                    "\n")
+          < 0
+      || check_render (VF_OSRELEASE, &l, NULL, "6.1.0-agentrt\n") < 0
+      || check_render (VF_KVERSION, &l, NULL, VFILES_KERNEL_VERSION "\n") < 0)
+    return -1;
+  CHECK_STR (vfile_target (VF_VERSION), "/proc/version");
+  CHECK_STR (vfile_target (VF_OSRELEASE), "/proc/sys/kernel/osrelease");
+  CHECK_STR (vfile_target (VF_KVERSION), "/proc/sys/kernel/version");
+  return 0;
+}
+
 static int
 test_uptime (void)
 {
@@ -615,6 +669,46 @@ test_live (void)
   return 0;
 }
 
+/* vfiles_live_tasks reads pids.current of the pids cgroup, each time; -1 without one.  The
+   tick writes it into /proc/loadavg.  */
+static int
+test_live_tasks (void)
+{
+  char dir[] = "/tmp/agentrt-vtasks-XXXXXX";
+  struct vfiles_limits base = base_limits (0, 1);
+  static struct vfiles_live v; /* 8 KiB: not on the stack */
+  cleanup_free char *vdir = NULL, *loadavg = NULL, *load = NULL;
+  cleanup_close int dirfd = -1, top = -1;
+  ar_error_t err = NULL;
+  unsigned running = 0, total = 0;
+
+  CHECK (mkdtemp (dir) != NULL);
+  top = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  vdir = xasprintf ("%s/vfs", dir);
+  loadavg = xasprintf ("%s/loadavg", vdir);
+  CHECK (top >= 0 && put (dir, "pids.current", "7\n") == 0);
+  vfiles_live_init (&v, &base, &(struct vfiles_cgroup){ NULL, NULL, NULL, dir });
+  CHECK (vfiles_live_tasks (&v) == 7);
+  CHECK (put (dir, "pids.current", "12\n") == 0);
+  CHECK (vfiles_live_tasks (&v) == 12);
+  CHECK (vfiles_write_all (vdir, &base, &err) == 0);
+  dirfd = open (vdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  CHECK (dirfd >= 0 && vfiles_live_tick (&v, dirfd, &err) == 0);
+  CHECK (ar_read_file (loadavg, 0, &load, NULL, NULL) == 0);
+  CHECK (sscanf (load, "%*s %*s %*s %u/%u", &running, &total) == 2);
+  CHECK (total == 12 && running <= 12);
+  close (v.pids_fd);
+  vfiles_live_init (&v, &base, NULL);
+  CHECK (vfiles_live_tasks (&v) == -1);
+
+  for (int f = 0; f < VF__N; f++)
+    unlinkat (dirfd, vfile_name (f), 0);
+  unlinkat (top, "vfs", AT_REMOVEDIR);
+  unlinkat (top, "pids.current", 0);
+  rmdir (dir);
+  return 0;
+}
+
 /* The host's own files.  */
 
 static int
@@ -698,6 +792,9 @@ main (void)
   RUN_TEST (test_cpuinfo_arm);
   RUN_TEST (test_stat);
   RUN_TEST (test_loadavg);
+  RUN_TEST (test_loadavg_tasks);
+  RUN_TEST (test_cap_loads);
+  RUN_TEST (test_identity);
   RUN_TEST (test_uptime);
   RUN_TEST (test_cpu_online);
   RUN_TEST (test_names);
@@ -706,6 +803,7 @@ main (void)
   RUN_TEST (test_limits_set);
   RUN_TEST (test_limits_from_cgroup);
   RUN_TEST (test_live);
+  RUN_TEST (test_live_tasks);
   RUN_TEST (test_host_files);
   RUN_TEST (test_write_and_refresh);
   TAP_END ();

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -415,14 +416,30 @@ parse_load (const char *s, uint64_t *centi)
   return s + 3;
 }
 
+/* "RUNNING/TOTAL" at s, with the total the container's tasks (sysinfo's procs says the same)
+   and no more of them running: the character after it, or NULL if it does not parse.  */
+static const char *
+loadavg_tasks (struct sbuf *b, const struct vfiles_limits *l, const char *s)
+{
+  uint64_t running, total;
+  const char *p = parse_u64 (s, &running);
+
+  if (p == NULL || *p != '/' || (p = parse_u64 (p + 1, &total)) == NULL)
+    return NULL;
+  total = (uint64_t) l->tasks;
+  sb_printf (b, " %" PRIu64 "/%" PRIu64, running < total ? running : total, total);
+  return p;
+}
+
 /* The host's three averages, none above ncpus (a container cannot keep more CPUs busy than it
-   has); the running/total tasks and the last pid stay the host's.  Without cgroups there is no
-   per-container load: this is the host's, capped.  */
+   has); the running/total tasks the container's when its pids cgroup counts them (l->tasks),
+   else the host's; the last pid the host's.  Without cgroups there is no per-container load:
+   this is the host's, capped.  */
 static int
 render_loadavg (struct sbuf *b, const struct vfiles_limits *l, const char *host, ar_error_t *err)
 {
   uint64_t cap = (uint64_t) l->ncpus * 100, v;
-  const char *s = host;
+  const char *s = host, *rest;
 
   for (int i = 0; i < 3; i++)
     {
@@ -433,6 +450,8 @@ render_loadavg (struct sbuf *b, const struct vfiles_limits *l, const char *host,
       v = v < cap ? v : cap;
       sb_printf (b, "%s%" PRIu64 ".%02" PRIu64, i ? " " : "", v / 100, v % 100);
     }
+  if (l->tasks > 0 && (rest = loadavg_tasks (b, l, s + strspn (s, " "))) != NULL)
+    s = rest;
   sb_add (b, s, strlen (s));
   return 0;
 }
@@ -446,6 +465,40 @@ render_cpu_list (struct sbuf *b, const struct vfiles_limits *l, const char *host
     sb_add (b, "0\n", 2);
   else
     sb_printf (b, "0-%u\n", l->ncpus - 1);
+  return 0;
+}
+
+/* The kernel's identity, as uname tells it.  */
+
+/* The kernel's own layout (fs/proc/version.c): "%s version %s (%s@%s) (%s) %s\n", with the
+   builder, build host and compiler in the parentheses.  Some tools parse the release from
+   here rather than from uname: it must be the same.  */
+static int
+render_version (struct sbuf *b, const struct vfiles_limits *l, const char *host, ar_error_t *err)
+{
+  (void) host;
+  (void) err;
+  sb_printf (b, "Linux version %s (agentrt@agentrt) (agentrt) %s\n", l->release,
+             VFILES_KERNEL_VERSION);
+  return 0;
+}
+
+static int
+render_osrelease (struct sbuf *b, const struct vfiles_limits *l, const char *host, ar_error_t *err)
+{
+  (void) host;
+  (void) err;
+  sb_printf (b, "%s\n", l->release);
+  return 0;
+}
+
+static int
+render_kversion (struct sbuf *b, const struct vfiles_limits *l, const char *host, ar_error_t *err)
+{
+  (void) l;
+  (void) host;
+  (void) err;
+  sb_add (b, VFILES_KERNEL_VERSION "\n", strlen (VFILES_KERNEL_VERSION) + 1);
   return 0;
 }
 
@@ -471,6 +524,9 @@ static const struct vfile_desc vfiles[VF__N] = {
   = { "cpu_online", "/sys/devices/system/cpu/online", NULL, render_cpu_list, false },
   [VF_CPU_POSSIBLE]
   = { "cpu_possible", "/sys/devices/system/cpu/possible", NULL, render_cpu_list, false },
+  [VF_VERSION] = { "version", "/proc/version", NULL, render_version, false },
+  [VF_OSRELEASE] = { "osrelease", "/proc/sys/kernel/osrelease", NULL, render_osrelease, false },
+  [VF_KVERSION] = { "kversion", "/proc/sys/kernel/version", NULL, render_kversion, false },
 };
 
 static const struct vfile_desc *
@@ -886,6 +942,7 @@ vfiles_limits_from_cgroup (const struct vfiles_limits *base, const char *const t
                                               : "CPU quota",
                           text[bad]);
   l->boot = base->boot;
+  memcpy (l->release, base->release, sizeof l->release);
   vfiles_limits_set (l, mem, &cpus, quota);
   return 0;
 }
@@ -928,6 +985,7 @@ vfiles_live_init (struct vfiles_live *v, const struct vfiles_limits *limits,
   v->base = *limits;
   for (int i = 0; i < VCG__N; i++)
     v->fd[i] = open_cg_file (dir[i], cg_names[i]);
+  v->pids_fd = open_cg_file (cg ? cg->pids : NULL, (const char *const[]){ "pids.current", NULL });
 }
 
 /* The cgroup's limits now into *l: false when there is no file to read, or one failed.  */
@@ -966,14 +1024,19 @@ read_live (const struct vfiles_live *v, struct vfiles_limits *l)
 int
 vfiles_live_tick (struct vfiles_live *v, int dirfd, ar_error_t *err)
 {
-  struct vfiles_limits next;
+  struct vfiles_limits next, shown;
+  bool changed = read_live (v, &next) && !vfiles_limits_same (&next, &v->now);
 
-  if (!read_live (v, &next) || vfiles_limits_same (&next, &v->now))
-    return vfiles_refresh (dirfd, &v->now, err);
-  pthread_rwlock_wrlock (&v->lock);
-  v->now = next;
-  pthread_rwlock_unlock (&v->lock);
-  return vfiles_rewrite_all (dirfd, &v->now, err);
+  if (changed)
+    {
+      pthread_rwlock_wrlock (&v->lock);
+      v->now = next;
+      pthread_rwlock_unlock (&v->lock);
+    }
+  /* The count of tasks changes all the time: it goes into the files, not into `now`.  */
+  shown = v->now;
+  shown.tasks = vfiles_live_tasks (v);
+  return changed ? vfiles_rewrite_all (dirfd, &shown, err) : vfiles_refresh (dirfd, &shown, err);
 }
 
 void
@@ -982,4 +1045,32 @@ vfiles_live_get (struct vfiles_live *v, struct vfiles_limits *l)
   pthread_rwlock_rdlock (&v->lock);
   *l = v->now;
   pthread_rwlock_unlock (&v->lock);
+}
+
+long
+vfiles_live_tasks (const struct vfiles_live *v)
+{
+  char buf[32];
+  uint64_t n;
+  ssize_t r;
+
+  if (v->pids_fd < 0)
+    return -1;
+  do
+    r = pread (v->pids_fd, buf, sizeof buf - 1, 0);
+  while (r < 0 && errno == EINTR);
+  if (r <= 0)
+    return -1;
+  buf[r] = '\0';
+  return whole_u64 (buf, &n) && n <= LONG_MAX ? (long) n : -1;
+}
+
+void
+vfiles_cap_loads (const struct vfiles_limits *l, unsigned long loads[3])
+{
+  /* SI_LOAD_SHIFT, which <sys/sysinfo.h> does not export.  */
+  unsigned long cap = (unsigned long) l->ncpus << 16;
+
+  for (int i = 0; i < 3; i++)
+    loads[i] = loads[i] < cap ? loads[i] : cap;
 }

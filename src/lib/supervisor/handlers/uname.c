@@ -1,14 +1,14 @@
 /* uname: the container's own host and domain name (the worker lives in the container's UTS
    namespace, and the policy refuses a workload a second one), with a stable release and
-   version instead of the host kernel's, which would tell an exploit what it runs on.  */
+   version instead of the host kernel's, which would tell an exploit what it runs on; the same
+   as /proc/version and /proc/sys/kernel/osrelease and version say (vfiles.c).  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <string.h>
 #include <sys/utsname.h>
 
 #include "supervisor/sv.h"
-
-#define SV_UNAME_VERSION "#1 SMP PREEMPT_DYNAMIC agentrt"
+#include "supervisor/vfiles.h"
 
 void
 sv_handle_uname (struct sv_call *c)
@@ -24,7 +24,7 @@ sv_handle_uname (struct sv_call *c)
   memset (u.release, 0, sizeof u.release);
   memset (u.version, 0, sizeof u.version);
   strncpy (u.release, c->sv->release, sizeof u.release - 1);
-  strncpy (u.version, SV_UNAME_VERSION, sizeof u.version - 1);
+  strncpy (u.version, VFILES_KERNEL_VERSION, sizeof u.version - 1);
   r = sv_mem_write (c, c->req->data.args[0], &u, sizeof u);
   if (r < 0)
     sv_reply_error (c, r == -ENOENT ? EINTR : EFAULT);
