@@ -13,7 +13,8 @@ teardown() { teardown_root; }
 RELEASE=6.1.0-agentrt-test
 
 # The clocks as the container sees them, checked in python (ctypes for sysinfo): uptime,
-# sysinfo.uptime, CLOCK_BOOTTIME within a second of each other; every process's age
+# sysinfo.uptime, CLOCK_BOOTTIME within a second of each other, and /proc/stat's btime that
+# far before now (ps's STIME and lstart add the start times to it); every process's age
 # (uptime - its start time, what ps -o etime prints and pgrep -O compares) between 0 and the
 # uptime; sysinfo's procs the container's own; its loads no more than its CPUs.  Prints one
 # JSON line of what it saw.  MAX_UPTIME, in the environment: the most the uptime may be.
@@ -40,6 +41,9 @@ assert 0 <= uptime <= limit, ("uptime", uptime, limit)
 assert abs(boot - uptime) < 1, ("CLOCK_BOOTTIME", boot, "uptime", uptime)
 assert abs(si.uptime - uptime) < 1.5, ("sysinfo.uptime", si.uptime, "uptime", uptime)
 assert mono <= boot + 0.01, ("CLOCK_MONOTONIC", mono, "CLOCK_BOOTTIME", boot)
+with open("/proc/stat") as f:
+    btime = int(next(l.split()[1] for l in f if l.startswith("btime ")))
+assert abs(btime + uptime - time.time()) < 2, ("btime", btime, "uptime", uptime, time.time())
 
 hz = os.sysconf("SC_CLK_TCK")
 ages = {}

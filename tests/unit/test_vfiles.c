@@ -171,15 +171,25 @@ test_stat (void)
 {
   struct vfiles_limits one = limits (0, 1, (int[]){ 1 });
   struct vfiles_limits two = limits (0, 2, (int[]){ 0, 1 });
+  cleanup_free char *out = NULL;
 
+  /* The container's zero at the host's boot (no time namespace): btime is the host's.  */
+  one.boot = two.boot = (struct timespec){ 0, 0 };
   if (check_render (VF_STAT, &one, stat_host,
                     "cpu  200 1 40 700 6 0 9 13 0 0\ncpu0 200 1 40 700 6 0 9 13 0 0\n" STAT_REST)
       < 0)
     return -1;
-  return check_render (VF_STAT, &two, stat_host,
-                       "cpu  300 1 70 1300 13 0 17 26 0 0\n"
-                       "cpu0 100 0 30 600 7 0 8 13 0 0\n"
-                       "cpu1 200 1 40 700 6 0 9 13 0 0\n" STAT_REST);
+  if (check_render (VF_STAT, &two, stat_host,
+                    "cpu  300 1 70 1300 13 0 17 26 0 0\n"
+                    "cpu0 100 0 30 600 7 0 8 13 0 0\n"
+                    "cpu1 200 1 40 700 6 0 9 13 0 0\n" STAT_REST)
+      < 0)
+    return -1;
+  /* Its clocks 1000.6 s after the host's: so is its boot.  */
+  one.boot = (struct timespec){ 1000, 600000000 };
+  CHECK (vfile_render_text (VF_STAT, &one, stat_host, &out, NULL, NULL) == 0);
+  CHECK (strstr (out, "\nbtime 1796108708\nprocesses 332123\n") != NULL);
+  return 0;
 }
 
 static int

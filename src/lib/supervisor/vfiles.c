@@ -347,9 +347,28 @@ stat_aggregate (struct sbuf *b, const struct vfiles_limits *l, const char *host)
   sb_add (b, "\n", 1);
 }
 
-/* The aggregate line recomputed, then the CPUs shown as cpu0.., then the rest (intr, ctxt,
-   btime, processes, procs_running, …) as the host has it: those have no per-CPU split, and
-   without cgroups there is no per-container figure to put there.  */
+/* "btime N": the boot the container's uptime counts from (l->boot after the host's boot), as
+   the kernel itself writes it in a time namespace (fs/proc/stat.c, timens_sub_boottime), so
+   that btime + a process's start time is when it started (ps's STIME and lstart).  false if
+   the line is not btime.  */
+static bool
+stat_btime (struct sbuf *b, const struct vfiles_limits *l, const char *line)
+{
+  uint64_t host;
+  const char *end;
+  int64_t shift = (int64_t) l->boot.tv_sec + (l->boot.tv_nsec >= 500000000L);
+
+  if (strncmp (line, "btime ", 6) != 0 || (end = parse_u64 (line + 6, &host)) == NULL
+      || *end != '\n' || (shift < 0 && (uint64_t) -shift > host))
+    return false;
+  sb_printf (b, "btime %" PRIu64 "\n", host + (uint64_t) shift);
+  return true;
+}
+
+/* The aggregate line recomputed, then the CPUs shown as cpu0.., then btime moved to the
+   container's boot, then the rest (intr, ctxt, processes, procs_running, …) as the host has
+   it: those have no per-CPU split, and without cgroups there is no per-container figure to
+   put there.  */
 static int
 render_stat (struct sbuf *b, const struct vfiles_limits *l, const char *host, ar_error_t *err)
 {
@@ -366,7 +385,8 @@ render_stat (struct sbuf *b, const struct vfiles_limits *l, const char *host, ar
         continue;
       if (!cpu_line (line, &id, &rest))
         {
-          sb_add (b, line, len);
+          if (!stat_btime (b, l, line))
+            sb_add (b, line, len);
           continue;
         }
       idx = cpu_index (l, id);
