@@ -163,6 +163,12 @@ time_offsets_day() {
     .linux.timeOffsets = {boottime: {secs: 86400, nanosecs: 0}, monotonic: {secs: 3600, nanosecs: 0}}'
 }
 
+@test "identity: features lists the time namespace" {
+  agentrt features
+  [ "$status" -eq 0 ]
+  [ "$(jq -r '.linux.namespaces | index("time") != null' <<<"$output")" = true ]
+}
+
 @test "identity: linux.timeOffsets move the clocks of the config's time namespace (--platform none)" {
   time_offsets_day
   update_config '.process.args = ["/bin/cat", "/proc/uptime", "/proc/self/timens_offsets"]'
