@@ -16,7 +16,8 @@ RELEASE=6.1.0-agentrt-test
 # sysinfo.uptime, CLOCK_BOOTTIME within a second of each other, and /proc/stat's btime that
 # far before now (ps's STIME and lstart add the start times to it); every process's age
 # (uptime - its start time, what ps -o etime prints and pgrep -O compares) between 0 and the
-# uptime; sysinfo's procs the container's own; its loads no more than its CPUs.  Prints one
+# uptime; sysinfo's procs the container's own; its loads no more than its CPUs, and the same
+# as /proc/loadavg's.  Prints one
 # JSON line of what it saw.  MAX_UPTIME, in the environment: the most the uptime may be.
 PY_CLOCKS='
 import ctypes, json, os, time
@@ -59,6 +60,9 @@ assert ages and all(-0.5 <= a <= uptime + 0.5 for a in ages.values()), ("ages", 
 ncpu = len(os.sched_getaffinity(0))
 assert 1 <= si.procs <= 20, ("sysinfo.procs", si.procs)
 assert all(l <= ncpu << 16 for l in si.loads), ("sysinfo.loads", list(si.loads), ncpu)
+with open("/proc/loadavg") as f:
+    load1 = float(f.read().split()[0])
+assert abs(si.loads[0] / 65536 - load1) <= 0.02, ("sysinfo.loads", si.loads[0] / 65536, load1)
 print(json.dumps({"clocks": "ok", "uptime": uptime, "boottime": round(boot, 2),
                   "monotonic": round(mono, 2), "sysinfo_uptime": si.uptime,
                   "procs": si.procs, "ages": ages}))
@@ -213,4 +217,18 @@ time_offsets_day() {
   agentrt run --platform none -b "$BUNDLE" "$CID-oci"
   [ "$status" -eq 0 ]
   [[ "${lines[2]}" =~ ^boottime\ +86400\ +0$ ]]
+}
+
+@test "identity: the load averages are the container's own: none when idle, some when it keeps a CPU busy" {
+  update_config '.process.args = ["/bin/sh", "-c",
+    "sleep 3; cut -d\" \" -f1 /proc/loadavg; sh -c \"while :; do :; done\" & p=$!; sleep 4; kill $p; cut -d\" \" -f1 /proc/loadavg"]'
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  echo "host: $(cat /proc/loadavg)" >&2
+  # Idle: its own CPU time is next to none, whatever the host's load.
+  [ "${lines[0]}" = 0.00 ]
+  # Busy for 4 s: at least a hundredth of a CPU in the minute's average (1 - e^(-4/60) of a
+  # whole CPU, 0.06, when it gets one).
+  [[ "${lines[1]}" =~ ^[0-9]+\.[0-9][0-9]$ ]]
+  [ "${lines[1]/./}" -ge 1 ]
 }

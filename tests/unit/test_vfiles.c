@@ -233,6 +233,26 @@ test_loadavg_tasks (void)
   return check_render (VF_LOADAVG, &l, "0.10 0.20 0.30 x 9\n", "0.10 0.20 0.30 x 9\n");
 }
 
+/* A minute of one busy CPU from nothing: 1 - 1/e of it in the 1 minute average, as the
+   kernel's; then the container's own loads replace the host's in /proc/loadavg.  */
+static int
+test_load_step (void)
+{
+  struct vfiles_limits l = limits (0, 2, (int[]){ 0, 1 });
+  unsigned long loads[3] = { 0, 0, 0 };
+
+  for (int i = 0; i < 60; i++)
+    vfiles_load_step (loads, 1.0);
+  CHECK (loads[0] > 0.62 * 65536 && loads[0] < 0.64 * 65536);
+  CHECK (loads[1] > 0.17 * 65536 && loads[1] < 0.19 * 65536);
+  CHECK (loads[2] > 0.06 * 65536 && loads[2] < 0.07 * 65536);
+  l.has_loads = true;
+  l.loads[0] = 1UL << 16;
+  l.loads[1] = 1UL << 15;
+  l.loads[2] = 3UL << 16; /* above the 2 CPUs: capped */
+  return check_render (VF_LOADAVG, &l, "3.50 1.00 0.40 2/100 999\n", "1.00 0.50 2.00 2/100 999\n");
+}
+
 /* sysinfo's loads (fixed point, 16 bits) capped as /proc/loadavg's.  */
 static int
 test_cap_loads (void)
@@ -242,6 +262,13 @@ test_cap_loads (void)
 
   vfiles_cap_loads (&l, loads);
   CHECK (loads[0] == 2UL << 16 && loads[1] == 1UL << 15 && loads[2] == 2UL << 16);
+  /* The container's own, when it has them.  */
+  l.has_loads = true;
+  l.loads[0] = 5;
+  l.loads[1] = 3UL << 16;
+  l.loads[2] = 7;
+  vfiles_cap_loads (&l, loads);
+  CHECK (loads[0] == 5 && loads[1] == 2UL << 16 && loads[2] == 7);
   return 0;
 }
 
@@ -685,7 +712,7 @@ static int
 test_live_tasks (void)
 {
   char dir[] = "/tmp/agentrt-vtasks-XXXXXX";
-  struct vfiles_limits base = base_limits (0, 1);
+  struct vfiles_limits base = base_limits (0, 1), got;
   static struct vfiles_live v; /* 8 KiB: not on the stack */
   cleanup_free char *vdir = NULL, *loadavg = NULL, *load = NULL;
   cleanup_close int dirfd = -1, top = -1;
@@ -697,7 +724,8 @@ test_live_tasks (void)
   vdir = xasprintf ("%s/vfs", dir);
   loadavg = xasprintf ("%s/loadavg", vdir);
   CHECK (top >= 0 && put (dir, "pids.current", "7\n") == 0);
-  vfiles_live_init (&v, &base, &(struct vfiles_cgroup){ NULL, NULL, NULL, dir });
+  CHECK (put (dir, "cpuacct.usage", "1000\n") == 0);
+  vfiles_live_init (&v, &base, &(struct vfiles_cgroup){ NULL, NULL, NULL, dir, dir });
   CHECK (vfiles_live_tasks (&v) == 7);
   CHECK (put (dir, "pids.current", "12\n") == 0);
   CHECK (vfiles_live_tasks (&v) == 12);
@@ -707,6 +735,20 @@ test_live_tasks (void)
   CHECK (ar_read_file (loadavg, 0, &load, NULL, NULL) == 0);
   CHECK (sscanf (load, "%*s %*s %*s %u/%u", &running, &total) == 2);
   CHECK (total == 12 && running <= 12);
+  /* The first tick only reads the CPU time; the second has 100 s of it in less than one: the
+     one CPU was busy all along.  */
+  vfiles_live_get (&v, &got);
+  CHECK (!got.has_loads);
+  CHECK (put (dir, "cpuacct.usage", "100000001000\n") == 0);
+  CHECK (vfiles_live_tick (&v, dirfd, &err) == 0);
+  vfiles_live_get (&v, &got);
+  CHECK (got.has_loads && got.loads[0] > 1000 && got.loads[0] < 1200);
+  CHECK (got.loads[2] > 60 && got.loads[2] < 80);
+  free (load);
+  load = NULL;
+  CHECK (ar_read_file (loadavg, 0, &load, NULL, NULL) == 0);
+  CHECK (strncmp (load, "0.02 0.00 0.00 ", 15) == 0);
+  close (v.usage_fd);
   close (v.pids_fd);
   vfiles_live_init (&v, &base, NULL);
   CHECK (vfiles_live_tasks (&v) == -1);
@@ -715,6 +757,7 @@ test_live_tasks (void)
     unlinkat (dirfd, vfile_name (f), 0);
   unlinkat (top, "vfs", AT_REMOVEDIR);
   unlinkat (top, "pids.current", 0);
+  unlinkat (top, "cpuacct.usage", 0);
   rmdir (dir);
   return 0;
 }
@@ -803,6 +846,7 @@ main (void)
   RUN_TEST (test_stat);
   RUN_TEST (test_loadavg);
   RUN_TEST (test_loadavg_tasks);
+  RUN_TEST (test_load_step);
   RUN_TEST (test_cap_loads);
   RUN_TEST (test_identity);
   RUN_TEST (test_uptime);

@@ -861,8 +861,9 @@ static struct vfiles_cgroup
 limit_dirs (const struct cgroup *cg)
 {
   if (cg->layout == CGROUP_V2)
-    return (struct vfiles_cgroup){ cg->unified, cg->unified, cg->unified, cg->unified };
-  return (struct vfiles_cgroup){ cg->memory, cg->cpu, cg->cpuset, cg->pids };
+    return (struct vfiles_cgroup){ cg->unified, cg->unified, cg->unified, cg->unified,
+                                   cg->unified };
+  return (struct vfiles_cgroup){ cg->memory, cg->cpu, cg->cpuset, cg->pids, cg->cpuacct };
 }
 
 /* The audit log's budget, per container (supervisor/audit_budget.h).  The log is on the host,

@@ -451,10 +451,10 @@ loadavg_tasks (struct sbuf *b, const struct vfiles_limits *l, const char *s)
   return p;
 }
 
-/* The host's three averages, none above ncpus (a container cannot keep more CPUs busy than it
-   has); the running/total tasks the container's when its pids cgroup counts them (l->tasks),
-   else the host's; the last pid the host's.  Without cgroups there is no per-container load:
-   this is the host's, capped.  */
+/* The container's three averages (l->loads, from its CPU time) when it has them, else the
+   host's, none above ncpus (a container cannot keep more CPUs busy than it has); the
+   running/total tasks the container's when its pids cgroup counts them (l->tasks), else the
+   host's; the last pid the host's.  */
 static int
 render_loadavg (struct sbuf *b, const struct vfiles_limits *l, const char *host, ar_error_t *err)
 {
@@ -467,6 +467,8 @@ render_loadavg (struct sbuf *b, const struct vfiles_limits *l, const char *host,
       s = parse_load (s, &v);
       if (s == NULL)
         return ar_make_error (err, EINVAL, "parse `/proc/loadavg`");
+      if (l->has_loads)
+        v = ((uint64_t) l->loads[i] * 100 + (1U << 15)) >> 16; /* to the nearest hundredth */
       v = v < cap ? v : cap;
       sb_printf (b, "%s%" PRIu64 ".%02" PRIu64, i ? " " : "", v / 100, v % 100);
     }
@@ -1006,6 +1008,64 @@ vfiles_live_init (struct vfiles_live *v, const struct vfiles_limits *limits,
   for (int i = 0; i < VCG__N; i++)
     v->fd[i] = open_cg_file (dir[i], cg_names[i]);
   v->pids_fd = open_cg_file (cg ? cg->pids : NULL, (const char *const[]){ "pids.current", NULL });
+  v->usage_fd = open_cg_file (cg ? cg->cpuacct : NULL,
+                              (const char *const[]){ "cpuacct.usage", "cpu.stat", NULL });
+  v->usage_ns = v->usage_at = 0;
+}
+
+/* The container's CPU time so far, in ns: cpuacct.usage (v1, ns) or cpu.stat's first line,
+   usage_usec (v2).  */
+static bool
+read_usage (int fd, uint64_t *ns)
+{
+  char buf[128];
+  uint64_t us;
+  ssize_t n;
+
+  do
+    n = pread (fd, buf, sizeof buf - 1, 0);
+  while (n < 0 && errno == EINTR);
+  if (n <= 0)
+    return false;
+  buf[n] = '\0';
+  if (strncmp (buf, "usage_usec ", 11) != 0)
+    return whole_u64 (buf, ns);
+  if (parse_u64 (buf + 11, &us) == NULL || us > UINT64_MAX / 1000)
+    return false;
+  *ns = us * 1000;
+  return true;
+}
+
+void
+vfiles_load_step (unsigned long loads[3], double busy)
+{
+  /* e^(-1/60), e^(-1/300), e^(-1/900): one second of the 1, 5 and 15 minute averages.  */
+  static const double decay[3] = { 0.98347145, 0.99667221, 0.99888950 };
+
+  for (int i = 0; i < 3; i++)
+    loads[i] = (unsigned long) ((double) loads[i] * decay[i]
+                                + busy * (1 - decay[i]) * (double) (1UL << 16) + 0.5);
+}
+
+/* The loads after this tick, from the CPU time used since the last one: the CPUs the container
+   kept busy (at most ncpus), one step of vfiles_load_step.  Unchanged without the file, or on
+   the first tick.  */
+static void
+update_loads (struct vfiles_live *v, unsigned ncpus, unsigned long loads[3], bool *has)
+{
+  uint64_t ns, at = ar_monotonic_ns ();
+  double busy;
+
+  if (v->usage_fd < 0 || !read_usage (v->usage_fd, &ns))
+    return;
+  if (v->usage_at != 0 && at > v->usage_at && ns >= v->usage_ns)
+    {
+      busy = (double) (ns - v->usage_ns) / (double) (at - v->usage_at);
+      vfiles_load_step (loads, busy < ncpus ? busy : ncpus);
+      *has = true;
+    }
+  v->usage_ns = ns;
+  v->usage_at = at;
 }
 
 /* The cgroup's limits now into *l: false when there is no file to read, or one failed.  */
@@ -1046,13 +1106,17 @@ vfiles_live_tick (struct vfiles_live *v, int dirfd, ar_error_t *err)
 {
   struct vfiles_limits next, shown;
   bool changed = read_live (v, &next) && !vfiles_limits_same (&next, &v->now);
+  bool has_loads = v->now.has_loads;
+  unsigned long loads[3];
 
+  memcpy (loads, v->now.loads, sizeof loads);
+  update_loads (v, v->now.ncpus, loads, &has_loads);
+  pthread_rwlock_wrlock (&v->lock);
   if (changed)
-    {
-      pthread_rwlock_wrlock (&v->lock);
-      v->now = next;
-      pthread_rwlock_unlock (&v->lock);
-    }
+    v->now = next;
+  memcpy (v->now.loads, loads, sizeof loads);
+  v->now.has_loads = has_loads;
+  pthread_rwlock_unlock (&v->lock);
   /* The count of tasks changes all the time: it goes into the files, not into `now`.  */
   shown = v->now;
   shown.tasks = vfiles_live_tasks (v);
@@ -1091,6 +1155,8 @@ vfiles_cap_loads (const struct vfiles_limits *l, unsigned long loads[3])
   /* SI_LOAD_SHIFT, which <sys/sysinfo.h> does not export.  */
   unsigned long cap = (unsigned long) l->ncpus << 16;
 
+  for (int i = 0; i < 3; i++)
+    loads[i] = l->has_loads ? l->loads[i] : loads[i];
   for (int i = 0; i < 3; i++)
     loads[i] = loads[i] < cap ? loads[i] : cap;
 }

@@ -59,6 +59,11 @@ struct vfiles_limits
   char release[65]; /* the kernel release shown (uname -r; io.agentrt.uname.release) */
   long tasks;       /* the container's tasks (its pids cgroup's) for /proc/loadavg; <= 0:
                        unknown, the host's count is shown (vfiles_live_tick sets it) */
+  /* The container's 1, 5 and 15 minute load averages, fixed point with SI_LOAD_SHIFT (16)
+     bits, from the CPU time it used (vfiles_live_tick); without has_loads (no cgroup to say,
+     or before the second tick) the host's are shown, capped at ncpus.  */
+  bool has_loads;
+  unsigned long loads[3];
   /* What ncpus and cpu_ids are cut from, kept to derive them again when one changes.  */
   cpu_set_t cpus;      /* the CPUs it may run on (cpuset), before the quota's cut */
   uint64_t quota_cpus; /* ceil(quota/period); UINT64_MAX: no quota */
@@ -117,19 +122,22 @@ bool vfiles_limits_same (const struct vfiles_limits *a, const struct vfiles_limi
 struct vfiles_live
 {
   pthread_rwlock_t lock;
-  struct vfiles_limits now;  /* what the container is shown */
-  struct vfiles_limits base; /* config.json's, for what its cgroup does not say */
-  int fd[VCG__N];            /* the cgroup's files, open for pread; -1: not there */
-  int pids_fd;               /* its pids.current, or -1 */
+  struct vfiles_limits now;    /* what the container is shown */
+  struct vfiles_limits base;   /* config.json's, for what its cgroup does not say */
+  int fd[VCG__N];              /* the cgroup's files, open for pread; -1: not there */
+  int pids_fd;                 /* its pids.current, or -1 */
+  int usage_fd;                /* its CPU time: cpuacct.usage (v1) or cpu.stat (v2), or -1 */
+  uint64_t usage_ns, usage_at; /* that time at the last tick, and when (CLOCK_MONOTONIC) */
 };
 
 /* The container's directories whose files say its limits: memory.max or
    memory.limit_in_bytes, cpu.max or cpu.cfs_quota_us/cpu.cfs_period_us, the cpuset's CPUs (on
-   cgroup v2, the one directory thrice); and the pids controller's, whose pids.current counts
-   its tasks (sysinfo's procs).  NULL: none.  */
+   cgroup v2, the one directory thrice); the pids controller's, whose pids.current counts its
+   tasks (sysinfo's procs); the cpuacct controller's (v2: the one directory), whose CPU time
+   the load averages come from.  NULL: none.  */
 struct vfiles_cgroup
 {
-  const char *memory, *cpu, *cpuset, *pids;
+  const char *memory, *cpu, *cpuset, *pids, *cpuacct;
 };
 
 /* now = base = *limits; the files are opened from `cg` (NULL: no cgroup, the limits stay
@@ -146,9 +154,14 @@ void vfiles_live_get (struct vfiles_live *v, struct vfiles_limits *l);
 /* The container's tasks (threads, as sysinfo's procs counts them) from its pids cgroup, from
    any thread; -1 without one.  */
 long vfiles_live_tasks (const struct vfiles_live *v);
-/* The host's load averages (sysinfo's, fixed point with SI_LOAD_SHIFT bits) as /proc/loadavg
-   shows them to a container of l->ncpus CPUs: none above ncpus.  */
+/* The load averages for sysinfo (fixed point with SI_LOAD_SHIFT bits; `loads` holds the
+   host's) as /proc/loadavg shows them: the container's own when it has them (l->has_loads),
+   and none above l->ncpus.  */
 void vfiles_cap_loads (const struct vfiles_limits *l, unsigned long loads[3]);
+/* One second of load averages: each of `loads` (fixed point, 16 bits) moves toward `busy`, the
+   CPUs kept busy in that second, as the kernel's move toward the tasks running
+   (kernel/sched/loadavg.c), by 1 - e^(-1/T) for T of 1, 5 and 15 minutes.  */
+void vfiles_load_step (unsigned long loads[3], double busy);
 
 /* Render one file from the host's current figures: a malloc'd text in *out.  */
 int vfile_render (enum vfile f, const struct vfiles_limits *l, char **out, ar_error_t *err);

@@ -1,6 +1,7 @@
 /* sysinfo: memory as the container's limit shows it (its cgroup's now, vfiles_live), uptime
    from where its CLOCK_BOOTTIME reads 0 (its time namespace's), its own tasks (its pids
-   cgroup's) and the loads as /proc/loadavg shows them: consistent with the virtual
+   cgroup's) and its own loads (from its CPU time) as /proc/loadavg shows them: consistent
+   with the virtual
    /proc/meminfo, /proc/uptime and /proc/loadavg (vfiles.c) and with the clock.  */
 #define _GNU_SOURCE
 #include <errno.h>
