@@ -232,3 +232,14 @@ time_offsets_day() {
   [[ "${lines[1]}" =~ ^[0-9]+\.[0-9][0-9]$ ]]
   [ "${lines[1]/./}" -ge 1 ]
 }
+
+@test "identity: a config that joins the host's time namespace keeps the host's clocks, and its uptime agrees" {
+  local host
+  host=$(cut -d. -f1 /proc/uptime)
+  update_config '.linux.namespaces += [{type: "time", path: "/proc/self/ns/time"}]'
+  python_bundle $((host + 60))
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *'"clocks": "ok"'* ]]
+  [ "$(jq -r '.uptime | floor' <<<"$output")" -ge "$host" ]
+}

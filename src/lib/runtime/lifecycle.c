@@ -284,7 +284,7 @@ minus (const struct timespec *t)
 }
 
 /* A supervised container gets a time namespace of its own (unless its config names one: its
-   own offsets, or a path to join, such as /proc/1/ns/time to keep the host's clocks), whose
+   own offsets, or a path to join, such as /proc/self/ns/time to keep the host's clocks), whose
    CLOCK_BOOTTIME and CLOCK_MONOTONIC read 0 at create.  Its uptime, its clocks and the start
    times in /proc/PID/stat (which the kernel shifts by the offset) then all count from its own
    start, as on a machine just booted, and no longer tell the host's uptime.  Only with a pid
