@@ -213,7 +213,18 @@ time_offsets_day() {
   [ "$status" -eq 0 ]
   [ "$(cut -d. -f1 <<<"${lines[0]}")" -lt 30 ]
   [[ "${lines[2]}" =~ ^boottime\ +-[0-9]+\  ]]
+  # exec joins it too (a time namespace its user namespace owns).
+  update_config '.process.args = ["/bin/sleep", "1000"]'
+  agentrt_detached run -d -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  agentrt exec "$CID" /bin/sh -c 'cut -d. -f1 /proc/uptime; readlink /proc/self/ns/time; readlink /proc/1/ns/time'
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" -lt 30 ] && [ "${lines[1]}" = "${lines[2]}" ]
+  [ "${lines[1]}" != "$(readlink /proc/self/ns/time)" ]
+  agentrt delete --force "$CID"
+  [ "$status" -eq 0 ]
   time_offsets_day
+  update_config '.process.args = ["/bin/cat", "/proc/uptime", "/proc/self/timens_offsets"]'
   agentrt run --platform none -b "$BUNDLE" "$CID-oci"
   [ "$status" -eq 0 ]
   [[ "${lines[2]}" =~ ^boottime\ +86400\ +0$ ]]
