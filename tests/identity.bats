@@ -111,6 +111,17 @@ python_bundle() {
 
 stopped() { [ "$(__agentrt state "$CID" | jq -r .status)" = stopped ]; }
 
+@test "identity [ptrace]: the same kernel and clocks on the ptrace platform" {
+  python_bundle 30
+  update_config --arg r "$RELEASE" '.annotations["io.agentrt.platform"] = "ptrace" |
+    .annotations["io.agentrt.uname.release"] = $r |
+    .process.args = ["/bin/sh", "-c", "python3 -c \"$PY_CLOCKS\" && uname -r && cat /proc/sys/kernel/osrelease"]'
+  agentrt run -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *'"clocks": "ok"'* ]]
+  [ "${lines[-2]}" = "$RELEASE" ] && [ "${lines[-1]}" = "$RELEASE" ]
+}
+
 @test "identity: a container made two seconds ago shows two seconds of uptime to its first process" {
   python_bundle 120
   update_config '.process.args = ["/bin/sh", "-c",
