@@ -243,7 +243,7 @@ time_offsets_day() {
 
 @test "identity: the load averages are the container's own: none when idle, some when it keeps a CPU busy" {
   update_config '.process.args = ["/bin/sh", "-c",
-    "sleep 3; cut -d\" \" -f1 /proc/loadavg; sh -c \"while :; do :; done\" & p=$!; sleep 4; kill $p; cut -d\" \" -f1 /proc/loadavg"]'
+    "sleep 3; cut -d\" \" -f1 /proc/loadavg; sh -c \"while :; do :; done\" & p=$!; sleep 4; kill $p; sleep 1; cut -d\" \" -f1 /proc/loadavg; cat /proc/uptime; nproc"]'
   agentrt run -b "$BUNDLE" "$CID"
   [ "$status" -eq 0 ]
   echo "host: $(cat /proc/loadavg)" >&2
@@ -253,6 +253,8 @@ time_offsets_day() {
   # whole CPU, 0.06, when it gets one).
   [[ "${lines[1]}" =~ ^[0-9]+\.[0-9][0-9]$ ]]
   [ "${lines[1]/./}" -ge 1 ]
+  # /proc/uptime's idle is its CPUs' time less what it used: half a second less at least.
+  awk -v n="${lines[3]}" '{ exit !($2 <= $1 * n - 0.5) }' <<<"${lines[2]}"
 }
 
 @test "identity: a config that joins the host's time namespace keeps the host's clocks, and its uptime agrees" {

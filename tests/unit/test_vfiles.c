@@ -306,6 +306,19 @@ test_uptime (void)
   CHECK (up == 100 && upc < 50);
   CHECK (idle * 100 + idlec == 2 * (up * 100 + upc));
   CHECK (out[strlen (out) - 1] == '\n');
+  /* 50 s of CPU used: so much less idle; more than there was: none.  */
+  free (out);
+  out = NULL;
+  l.cpu_ns = 50000000000ULL;
+  CHECK (vfile_render (VF_UPTIME, &l, &out, NULL) == 0);
+  CHECK (sscanf (out, "%lu.%2lu %lu.%2lu\n", &up, &upc, &idle, &idlec) == 4);
+  CHECK (idle * 100 + idlec == 2 * (up * 100 + upc) - 5000);
+  free (out);
+  out = NULL;
+  l.cpu_ns = 500000000000ULL;
+  CHECK (vfile_render (VF_UPTIME, &l, &out, NULL) == 0);
+  CHECK (sscanf (out, "%lu.%2lu %lu.%2lu\n", &up, &upc, &idle, &idlec) == 4);
+  CHECK (idle == 0 && idlec == 0);
   return 0;
 }
 

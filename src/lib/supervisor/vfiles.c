@@ -400,9 +400,11 @@ render_stat (struct sbuf *b, const struct vfiles_limits *l, const char *host, ar
 
 /* uptime, loadavg, cpu online.  */
 
-/* Seconds since l->boot, and idle as uptime × ncpus: without a cgroup there is no per-container
-   idle time (lxcfs reads it from cpuacct), so the container's CPUs are reported idle for all of
-   it; programs read the first figure, rarely the second.  */
+/* Seconds since l->boot, and idle as uptime × ncpus less the CPU time the container used
+   (l->cpu_ns, its cgroup's, as lxcfs reads it from cpuacct); without a cgroup to say, its CPUs
+   are reported idle for all of it.  Programs read the first figure, rarely the second.  The
+   kernel's own file, which a time namespace corrects, would do for the first only: its idle
+   time is the host's, summed since the host's boot.  */
 static int
 render_uptime (struct sbuf *b, const struct vfiles_limits *l, const char *host, ar_error_t *err)
 {
@@ -417,6 +419,7 @@ render_uptime (struct sbuf *b, const struct vfiles_limits *l, const char *host, 
        / 10000000;
   up = cs > 0 ? (uint64_t) cs : 0;
   idle = up * l->ncpus;
+  idle = idle > l->cpu_ns / 10000000 ? idle - l->cpu_ns / 10000000 : 0;
   sb_printf (b, "%" PRIu64 ".%02" PRIu64 " %" PRIu64 ".%02" PRIu64 "\n", up / 100, up % 100,
              idle / 100, idle % 100);
   return 0;
@@ -1120,6 +1123,7 @@ vfiles_live_tick (struct vfiles_live *v, int dirfd, ar_error_t *err)
   /* The count of tasks changes all the time: it goes into the files, not into `now`.  */
   shown = v->now;
   shown.tasks = vfiles_live_tasks (v);
+  shown.cpu_ns = v->usage_ns;
   return changed ? vfiles_rewrite_all (dirfd, &shown, err) : vfiles_refresh (dirfd, &shown, err);
 }
 

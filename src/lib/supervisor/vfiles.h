@@ -64,6 +64,7 @@ struct vfiles_limits
      or before the second tick) the host's are shown, capped at ncpus.  */
   bool has_loads;
   unsigned long loads[3];
+  uint64_t cpu_ns; /* the CPU time it used (its cgroup's), for /proc/uptime's idle; 0: unknown */
   /* What ncpus and cpu_ids are cut from, kept to derive them again when one changes.  */
   cpu_set_t cpus;      /* the CPUs it may run on (cpuset), before the quota's cut */
   uint64_t quota_cpus; /* ceil(quota/period); UINT64_MAX: no quota */
