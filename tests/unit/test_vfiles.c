@@ -202,15 +202,25 @@ test_stat (void)
 {
   struct vfiles_limits one = limits (0, 1, (int[]){ 1 });
   struct vfiles_limits two = limits (0, 2, (int[]){ 0, 1 });
+  cleanup_free char *out = NULL;
 
+  /* The container's zero at the host's boot (no time namespace): btime is the host's.  */
+  one.boot = two.boot = (struct timespec){ 0, 0 };
   if (check_render (VF_STAT, &one, stat_host,
                     "cpu  200 1 40 700 6 0 9 13 0 0\ncpu0 200 1 40 700 6 0 9 13 0 0\n" STAT_REST)
       < 0)
     return -1;
-  return check_render (VF_STAT, &two, stat_host,
-                       "cpu  300 1 70 1300 13 0 17 26 0 0\n"
-                       "cpu0 100 0 30 600 7 0 8 13 0 0\n"
-                       "cpu1 200 1 40 700 6 0 9 13 0 0\n" STAT_REST);
+  if (check_render (VF_STAT, &two, stat_host,
+                    "cpu  300 1 70 1300 13 0 17 26 0 0\n"
+                    "cpu0 100 0 30 600 7 0 8 13 0 0\n"
+                    "cpu1 200 1 40 700 6 0 9 13 0 0\n" STAT_REST)
+      < 0)
+    return -1;
+  /* Its clocks 1000.6 s after the host's: so is its boot.  */
+  one.boot = (struct timespec){ 1000, 600000000 };
+  CHECK (vfile_render_text (VF_STAT, &one, stat_host, &out, NULL, NULL) == 0);
+  CHECK (strstr (out, "\nbtime 1796108708\nprocesses 332123\n") != NULL);
+  return 0;
 }
 
 static int
@@ -233,6 +243,87 @@ test_loadavg (void)
   return 0;
 }
 
+/* The container's tasks (its pids cgroup's count) replace the host's, and no more of them run
+   than there are.  */
+static int
+test_loadavg_tasks (void)
+{
+  struct vfiles_limits l = limits (0, 2, (int[]){ 0, 1 });
+
+  l.tasks = 5;
+  if (check_render (VF_LOADAVG, &l, "3.50 1.00 0.40 2/100 999\n", "2.00 1.00 0.40 2/5 999\n") < 0)
+    return -1;
+  l.tasks = 1;
+  if (check_render (VF_LOADAVG, &l, "0.10 0.20 0.30 3/100 999\n", "0.10 0.20 0.30 1/1 999\n") < 0)
+    return -1;
+  /* Unknown (no pids cgroup), or a text that does not parse there: the host's, as it is.  */
+  l.tasks = 0;
+  if (check_render (VF_LOADAVG, &l, "0.10 0.20 0.30 3/100 999\n", "0.10 0.20 0.30 3/100 999\n") < 0)
+    return -1;
+  l.tasks = 4;
+  return check_render (VF_LOADAVG, &l, "0.10 0.20 0.30 x 9\n", "0.10 0.20 0.30 x 9\n");
+}
+
+/* A minute of one busy CPU from nothing: 1 - 1/e of it in the 1 minute average, as the
+   kernel's; then the container's own loads replace the host's in /proc/loadavg.  */
+static int
+test_load_step (void)
+{
+  struct vfiles_limits l = limits (0, 2, (int[]){ 0, 1 });
+  unsigned long loads[3] = { 0, 0, 0 };
+
+  for (int i = 0; i < 60; i++)
+    vfiles_load_step (loads, 1.0);
+  CHECK (loads[0] > 0.62 * 65536 && loads[0] < 0.64 * 65536);
+  CHECK (loads[1] > 0.17 * 65536 && loads[1] < 0.19 * 65536);
+  CHECK (loads[2] > 0.06 * 65536 && loads[2] < 0.07 * 65536);
+  l.has_loads = true;
+  l.loads[0] = 1UL << 16;
+  l.loads[1] = 1UL << 15;
+  l.loads[2] = 3UL << 16; /* above the 2 CPUs: capped */
+  return check_render (VF_LOADAVG, &l, "3.50 1.00 0.40 2/100 999\n", "1.00 0.50 2.00 2/100 999\n");
+}
+
+/* sysinfo's loads (fixed point, 16 bits) capped as /proc/loadavg's.  */
+static int
+test_cap_loads (void)
+{
+  struct vfiles_limits l = limits (0, 2, (int[]){ 0, 1 });
+  unsigned long loads[3] = { 3UL << 16, 1UL << 15, 2UL << 16 };
+
+  vfiles_cap_loads (&l, loads);
+  CHECK (loads[0] == 2UL << 16 && loads[1] == 1UL << 15 && loads[2] == 2UL << 16);
+  /* The container's own, when it has them.  */
+  l.has_loads = true;
+  l.loads[0] = 5;
+  l.loads[1] = 3UL << 16;
+  l.loads[2] = 7;
+  vfiles_cap_loads (&l, loads);
+  CHECK (loads[0] == 5 && loads[1] == 2UL << 16 && loads[2] == 7);
+  return 0;
+}
+
+/* /proc/version, /proc/sys/kernel/osrelease and version: the release uname gives, the same
+   version string, nothing of the host's build.  */
+static int
+test_identity (void)
+{
+  struct vfiles_limits l = limits (0, 1, (int[]){ 0 });
+
+  snprintf (l.release, sizeof l.release, "6.1.0-agentrt");
+  if (check_render (VF_VERSION, &l, NULL,
+                    "Linux version 6.1.0-agentrt (agentrt@agentrt) (agentrt) " VFILES_KERNEL_VERSION
+                    "\n")
+          < 0
+      || check_render (VF_OSRELEASE, &l, NULL, "6.1.0-agentrt\n") < 0
+      || check_render (VF_KVERSION, &l, NULL, VFILES_KERNEL_VERSION "\n") < 0)
+    return -1;
+  CHECK_STR (vfile_target (VF_VERSION), "/proc/version");
+  CHECK_STR (vfile_target (VF_OSRELEASE), "/proc/sys/kernel/osrelease");
+  CHECK_STR (vfile_target (VF_KVERSION), "/proc/sys/kernel/version");
+  return 0;
+}
+
 static int
 test_uptime (void)
 {
@@ -246,6 +337,19 @@ test_uptime (void)
   CHECK (up == 100 && upc < 50);
   CHECK (idle * 100 + idlec == 2 * (up * 100 + upc));
   CHECK (out[strlen (out) - 1] == '\n');
+  /* 50 s of CPU used: so much less idle; more than there was: none.  */
+  free (out);
+  out = NULL;
+  l.cpu_ns = 50000000000ULL;
+  CHECK (vfile_render (VF_UPTIME, &l, &out, NULL) == 0);
+  CHECK (sscanf (out, "%lu.%2lu %lu.%2lu\n", &up, &upc, &idle, &idlec) == 4);
+  CHECK (idle * 100 + idlec == 2 * (up * 100 + upc) - 5000);
+  free (out);
+  out = NULL;
+  l.cpu_ns = 500000000000ULL;
+  CHECK (vfile_render (VF_UPTIME, &l, &out, NULL) == 0);
+  CHECK (sscanf (out, "%lu.%2lu %lu.%2lu\n", &up, &upc, &idle, &idlec) == 4);
+  CHECK (idle == 0 && idlec == 0);
   return 0;
 }
 
@@ -706,6 +810,62 @@ test_live (void)
   return 0;
 }
 
+/* vfiles_live_tasks reads pids.current of the pids cgroup, each time; -1 without one.  The
+   tick writes it into /proc/loadavg.  */
+static int
+test_live_tasks (void)
+{
+  char dir[] = "/tmp/agentrt-vtasks-XXXXXX";
+  struct vfiles_limits base = base_limits (0, 1), got;
+  static struct vfiles_live v; /* 8 KiB: not on the stack */
+  cleanup_free char *vdir = NULL, *loadavg = NULL, *load = NULL;
+  cleanup_close int dirfd = -1, top = -1;
+  ar_error_t err = NULL;
+  unsigned running = 0, total = 0;
+
+  CHECK (mkdtemp (dir) != NULL);
+  top = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  vdir = xasprintf ("%s/vfs", dir);
+  loadavg = xasprintf ("%s/loadavg", vdir);
+  CHECK (top >= 0 && put (dir, "pids.current", "7\n") == 0);
+  CHECK (put (dir, "cpuacct.usage", "1000\n") == 0);
+  vfiles_live_init (&v, &base, &(struct vfiles_cgroup){ NULL, NULL, NULL, dir, dir });
+  CHECK (vfiles_live_tasks (&v) == 7);
+  CHECK (put (dir, "pids.current", "12\n") == 0);
+  CHECK (vfiles_live_tasks (&v) == 12);
+  CHECK (vfiles_write_all (vdir, &base, &err) == 0);
+  dirfd = open (vdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  CHECK (dirfd >= 0 && vfiles_live_tick (&v, dirfd, &err) == 0);
+  CHECK (ar_read_file (loadavg, 0, &load, NULL, NULL) == 0);
+  CHECK (sscanf (load, "%*s %*s %*s %u/%u", &running, &total) == 2);
+  CHECK (total == 12 && running <= 12);
+  /* The first tick only reads the CPU time; the second has 100 s of it in less than one: the
+     one CPU was busy all along.  */
+  vfiles_live_get (&v, &got);
+  CHECK (!got.has_loads);
+  CHECK (put (dir, "cpuacct.usage", "100000001000\n") == 0);
+  CHECK (vfiles_live_tick (&v, dirfd, &err) == 0);
+  vfiles_live_get (&v, &got);
+  CHECK (got.has_loads && got.loads[0] > 1000 && got.loads[0] < 1200);
+  CHECK (got.loads[2] > 60 && got.loads[2] < 80);
+  free (load);
+  load = NULL;
+  CHECK (ar_read_file (loadavg, 0, &load, NULL, NULL) == 0);
+  CHECK (strncmp (load, "0.02 0.00 0.00 ", 15) == 0);
+  close (v.usage_fd);
+  close (v.pids_fd);
+  vfiles_live_init (&v, &base, NULL);
+  CHECK (vfiles_live_tasks (&v) == -1);
+
+  for (int f = 0; f < VF__N; f++)
+    unlinkat (dirfd, vfile_name (f), 0);
+  unlinkat (top, "vfs", AT_REMOVEDIR);
+  unlinkat (top, "pids.current", 0);
+  unlinkat (top, "cpuacct.usage", 0);
+  rmdir (dir);
+  return 0;
+}
+
 /* The host's own files.  */
 
 static int
@@ -790,6 +950,10 @@ main (void)
   RUN_TEST (test_cpuinfo_arm);
   RUN_TEST (test_stat);
   RUN_TEST (test_loadavg);
+  RUN_TEST (test_loadavg_tasks);
+  RUN_TEST (test_load_step);
+  RUN_TEST (test_cap_loads);
+  RUN_TEST (test_identity);
   RUN_TEST (test_uptime);
   RUN_TEST (test_cpu_online);
   RUN_TEST (test_names);
@@ -799,6 +963,7 @@ main (void)
   RUN_TEST (test_affinity);
   RUN_TEST (test_limits_from_cgroup);
   RUN_TEST (test_live);
+  RUN_TEST (test_live_tasks);
   RUN_TEST (test_host_files);
   RUN_TEST (test_write_and_refresh);
   TAP_END ();

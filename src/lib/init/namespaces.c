@@ -22,6 +22,7 @@
 #include <string.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -271,7 +272,7 @@ int
 namespaces_set_time_offsets (const struct spec_linux *l, ar_error_t *err)
 {
   char buf[128];
-  int len = 0;
+  int len = 0, dumpable, e = 0;
   cleanup_close int fd = -1;
 
   if (l->time_monotonic.set)
@@ -282,9 +283,19 @@ namespaces_set_time_offsets (const struct spec_linux *l, ar_error_t *err)
                      (long long) l->time_boottime.secs, l->time_boottime.nanosecs);
   if (len == 0)
     return 0;
+  /* Having changed ids (become_userns_root), this process is not dumpable, so its /proc files
+     belong to host root, which a new user namespace does not map: even its root may not open
+     them.  Dumpable for the write, as it was after.  */
+  dumpable = prctl (PR_GET_DUMPABLE);
+  if (dumpable == 0 && prctl (PR_SET_DUMPABLE, 1) < 0)
+    return ar_make_error (err, errno, "time namespace offsets: make the process dumpable");
   fd = open ("/proc/self/timens_offsets", O_WRONLY | O_CLOEXEC);
   if (fd < 0 || write (fd, buf, len) != len)
-    return ar_make_error (err, errno, "write time namespace offsets");
+    e = errno;
+  if (dumpable == 0 && prctl (PR_SET_DUMPABLE, 0) < 0 && e == 0)
+    e = errno;
+  if (e != 0)
+    return ar_make_error (err, e, "write time namespace offsets");
   return 0;
 }
 

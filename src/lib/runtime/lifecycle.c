@@ -265,8 +265,72 @@ prepare_policy (struct create_ctx *c, ar_error_t *err)
     return -1;
   if (c->sb.platform == PLATFORM_PTRACE && policy_to_trace (&c->progs[FILTER_POLICY], err) < 0)
     return -1;
+  return 0;
+}
+
+/* What the supervisor's virtual files and emulations show (vfiles.h), from config.json; the
+   time namespace's offsets are taken from its boot, so this comes before it is planned.  */
+static int
+prepare_limits (struct create_ctx *c, ar_error_t *err)
+{
+  if (c->sb.platform == PLATFORM_NONE)
+    return 0;
   c->limits = xzalloc (sizeof *c->limits);
-  return vfiles_limits_from_spec (c->spec, c->limits, err);
+  if (vfiles_limits_from_spec (c->spec, c->limits, err) < 0)
+    return -1;
+  snprintf (c->limits->release, sizeof c->limits->release, "%s", c->sb.uname_release);
+  return 0;
+}
+
+/* -t, as timens_offsets wants it: whole seconds and 0 <= nanoseconds < 1e9.  */
+static struct spec_time_offset
+minus (const struct timespec *t)
+{
+  struct spec_time_offset o = { true, -(int64_t) t->tv_sec, 0 };
+
+  if (t->tv_nsec > 0)
+    {
+      o.secs--;
+      o.nanosecs = (uint32_t) (1000000000L - t->tv_nsec);
+    }
+  return o;
+}
+
+/* A supervised container gets a time namespace of its own (unless its config names one: its
+   own offsets, or a path to join, such as /proc/self/ns/time to keep the host's clocks), whose
+   CLOCK_BOOTTIME and CLOCK_MONOTONIC read 0 at create.  Its uptime, its clocks and the start
+   times in /proc/PID/stat (which the kernel shifts by the offset) then all count from its own
+   start, as on a machine just booted, and no longer tell the host's uptime.  Only with a pid
+   namespace of its own: in the host's or a pod's, it would see processes started before its
+   zero, whose start times the kernel shifts below it.  runc and crun make none unasked, and
+   neither does --platform none.  The clocks are read here, before the init exists, so that the
+   kernel (which refuses an offset that makes a clock negative) takes them later.  */
+static int
+plan_time_namespace (struct create_ctx *c, ar_error_t *err)
+{
+  struct spec_linux *l = &c->spec->linux_;
+  struct timespec mono;
+  bool own_pid = false;
+
+  /* Offsets without a time namespace: namespaces_plan refuses them, as runc does.  */
+  if (c->limits == NULL || l->time_boottime.set || l->time_monotonic.set
+      || access ("/proc/self/ns/time", F_OK) < 0)
+    return 0;
+  for (size_t i = 0; i < l->n_namespaces; i++)
+    {
+      if (l->namespaces[i].kind == SPEC_NS_TIME)
+        return 0;
+      own_pid = own_pid || (l->namespaces[i].kind == SPEC_NS_PID && l->namespaces[i].path == NULL);
+    }
+  if (!own_pid)
+    return 0;
+  if (clock_gettime (CLOCK_MONOTONIC, &mono) < 0)
+    return ar_make_error (err, errno, "clock_gettime CLOCK_MONOTONIC");
+  l->namespaces = xrealloc (l->namespaces, (l->n_namespaces + 1) * sizeof *l->namespaces);
+  l->namespaces[l->n_namespaces++] = (struct spec_namespace){ .kind = SPEC_NS_TIME };
+  l->time_boottime = minus (&c->limits->boot);
+  l->time_monotonic = minus (&mono);
+  return 0;
 }
 
 /* An allowlist needs the broker (the supervisor), a loopback-only network namespace, and its
@@ -386,6 +450,7 @@ prepare_create (struct create_ctx *c, ar_error_t *err)
       || owners_check_spec (c->spec, err) < 0 || check_unsupported (c->spec, err) < 0
       || check_memory_limit (c->spec, err) < 0
       || sandbox_resolve (&c->spec->annotations, &f, &c->sb, err) < 0 || prepare_egress (c, err) < 0
+      || prepare_limits (c, err) < 0 || plan_time_namespace (c, err) < 0
       || cgroup_resolve (c->spec, c->id, c->systemd_cgroup, &c->cg, err) < 0
       || namespaces_plan (c->spec, &c->ns, err) < 0 || check_supervisor_pidns (c, err) < 0
       || prepare_policy (c, err) < 0
@@ -805,8 +870,9 @@ static struct vfiles_cgroup
 limit_dirs (const struct cgroup *cg)
 {
   if (cg->layout == CGROUP_V2)
-    return (struct vfiles_cgroup){ cg->unified, cg->unified, cg->unified };
-  return (struct vfiles_cgroup){ cg->memory, cg->cpu, cg->cpuset };
+    return (struct vfiles_cgroup){ cg->unified, cg->unified, cg->unified, cg->unified,
+                                   cg->unified };
+  return (struct vfiles_cgroup){ cg->memory, cg->cpu, cg->cpuset, cg->pids, cg->cpuacct };
 }
 
 /* The audit log's budget, per container (supervisor/audit_budget.h).  The log is on the host,
@@ -968,6 +1034,46 @@ spawn_in_cgroup (struct create_ctx *c, int dirfd, struct process_result *res, ar
   return cgroup_run_inside (&c->cg, spawn_fn, &a, err);
 }
 
+/* The boottime offset of PID's time namespace (minus, the host's CLOCK_BOOTTIME at which its
+   clock reads 0); 0 where the kernel has no time namespaces.  */
+static int
+read_boot_offset (pid_t pid, struct timespec *boot, ar_error_t *err)
+{
+  char path[64], line[128];
+  cleanup_file FILE *f = NULL;
+  long long secs;
+  long nsecs;
+
+  snprintf (path, sizeof path, "/proc/%d/timens_offsets", (int) pid);
+  *boot = (struct timespec){ 0, 0 };
+  f = fopen (path, "re");
+  if (f == NULL)
+    return errno == ENOENT ? 0 : ar_make_error (err, errno, "open `%s`", path);
+  while (fgets (line, sizeof line, f))
+    if (sscanf (line, "boottime %lld %ld", &secs, &nsecs) == 2)
+      {
+        /* -(secs + nsecs/1e9), nsecs in [0, 1e9).  */
+        boot->tv_sec = -secs - (nsecs > 0);
+        boot->tv_nsec = nsecs > 0 ? 1000000000L - nsecs : 0;
+        return 0;
+      }
+  return ar_make_error (err, EINVAL, "`%s`: no boottime offset", path);
+}
+
+/* The container's uptime counts from where its CLOCK_BOOTTIME reads 0, whoever made its time
+   namespace (plan_time_namespace, the config's timeOffsets, a joined one), or from the host's
+   boot without one: /proc/uptime, sysinfo, the clock and the processes' start times then agree.
+   The files are rewritten before the workload can read them: the init waits for start.  */
+static int
+sync_uptime (struct create_ctx *c, pid_t init, ar_error_t *err)
+{
+  if (c->limits == NULL)
+    return 0;
+  if (read_boot_offset (init, &c->limits->boot, err) < 0)
+    return ar_error_wrap (err, "the container's uptime");
+  return c->vfiles_fd < 0 ? 0 : vfiles_refresh (c->vfiles_fd, c->limits, err);
+}
+
 /* What the init left us: its pty master, and its filters' listeners.  */
 static int
 take_result (struct create_ctx *c, struct process_result *r, ar_error_t *err)
@@ -975,7 +1081,9 @@ take_result (struct create_ctx *c, struct process_result *r, ar_error_t *err)
   int ret = 0;
 
   c->console = r->console;
-  if (r->listener[FILTER_POLICY] >= 0)
+  if (sync_uptime (c, r->pid, err) < 0)
+    ret = -1;
+  else if (r->listener[FILTER_POLICY] >= 0)
     ret = start_supervisor (c, r->pid, r->listener[FILTER_POLICY], false, err);
   else if (c->progs[FILTER_POLICY].trace)
     ret = start_supervisor (c, r->pid, -1, true, err); /* it attaches before start releases */

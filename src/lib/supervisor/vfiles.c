@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -374,9 +375,28 @@ stat_aggregate (struct sbuf *b, const struct vfiles_limits *l, const char *host)
   sb_add (b, "\n", 1);
 }
 
-/* The aggregate line recomputed, then the CPUs shown as cpu0.., then the rest (intr, ctxt,
-   btime, processes, procs_running, …) as the host has it: those have no per-CPU split, and
-   without cgroups there is no per-container figure to put there.  */
+/* "btime N": the boot the container's uptime counts from (l->boot after the host's boot), as
+   the kernel itself writes it in a time namespace (fs/proc/stat.c, timens_sub_boottime), so
+   that btime + a process's start time is when it started (ps's STIME and lstart).  false if
+   the line is not btime.  */
+static bool
+stat_btime (struct sbuf *b, const struct vfiles_limits *l, const char *line)
+{
+  uint64_t host;
+  const char *end;
+  int64_t shift = (int64_t) l->boot.tv_sec + (l->boot.tv_nsec >= 500000000L);
+
+  if (strncmp (line, "btime ", 6) != 0 || (end = parse_u64 (line + 6, &host)) == NULL
+      || *end != '\n' || (shift < 0 && (uint64_t) -shift > host))
+    return false;
+  sb_printf (b, "btime %" PRIu64 "\n", host + (uint64_t) shift);
+  return true;
+}
+
+/* The aggregate line recomputed, then the CPUs shown as cpu0.., then btime moved to the
+   container's boot, then the rest (intr, ctxt, processes, procs_running, …) as the host has
+   it: those have no per-CPU split, and without cgroups there is no per-container figure to
+   put there.  */
 static int
 render_stat (struct sbuf *b, const struct vfiles_limits *l, const char *host, ar_error_t *err)
 {
@@ -393,7 +413,8 @@ render_stat (struct sbuf *b, const struct vfiles_limits *l, const char *host, ar
         continue;
       if (!cpu_line (line, &id, &rest))
         {
-          sb_add (b, line, len);
+          if (!stat_btime (b, l, line))
+            sb_add (b, line, len);
           continue;
         }
       idx = cpu_index (l, id);
@@ -407,9 +428,11 @@ render_stat (struct sbuf *b, const struct vfiles_limits *l, const char *host, ar
 
 /* uptime, loadavg, cpu online.  */
 
-/* Seconds since l->boot, and idle as uptime × ncpus: without a cgroup there is no per-container
-   idle time (lxcfs reads it from cpuacct), so the container's CPUs are reported idle for all of
-   it; programs read the first figure, rarely the second.  */
+/* Seconds since l->boot, and idle as uptime × ncpus less the CPU time the container used
+   (l->cpu_ns, its cgroup's, as lxcfs reads it from cpuacct); without a cgroup to say, its CPUs
+   are reported idle for all of it.  Programs read the first figure, rarely the second.  The
+   kernel's own file, which a time namespace corrects, would do for the first only: its idle
+   time is the host's, summed since the host's boot.  */
 static int
 render_uptime (struct sbuf *b, const struct vfiles_limits *l, const char *host, ar_error_t *err)
 {
@@ -424,6 +447,7 @@ render_uptime (struct sbuf *b, const struct vfiles_limits *l, const char *host, 
        / 10000000;
   up = cs > 0 ? (uint64_t) cs : 0;
   idle = up * l->ncpus;
+  idle = idle > l->cpu_ns / 10000000 ? idle - l->cpu_ns / 10000000 : 0;
   sb_printf (b, "%" PRIu64 ".%02" PRIu64 " %" PRIu64 ".%02" PRIu64 "\n", up / 100, up % 100,
              idle / 100, idle % 100);
   return 0;
@@ -443,14 +467,30 @@ parse_load (const char *s, uint64_t *centi)
   return s + 3;
 }
 
-/* The host's three averages, none above ncpus (a container cannot keep more CPUs busy than it
-   has); the running/total tasks and the last pid stay the host's.  Without cgroups there is no
-   per-container load: this is the host's, capped.  */
+/* "RUNNING/TOTAL" at s, with the total the container's tasks (sysinfo's procs says the same)
+   and no more of them running: the character after it, or NULL if it does not parse.  */
+static const char *
+loadavg_tasks (struct sbuf *b, const struct vfiles_limits *l, const char *s)
+{
+  uint64_t running, total;
+  const char *p = parse_u64 (s, &running);
+
+  if (p == NULL || *p != '/' || (p = parse_u64 (p + 1, &total)) == NULL)
+    return NULL;
+  total = (uint64_t) l->tasks;
+  sb_printf (b, " %" PRIu64 "/%" PRIu64, running < total ? running : total, total);
+  return p;
+}
+
+/* The container's three averages (l->loads, from its CPU time) when it has them, else the
+   host's, none above ncpus (a container cannot keep more CPUs busy than it has); the
+   running/total tasks the container's when its pids cgroup counts them (l->tasks), else the
+   host's; the last pid the host's.  */
 static int
 render_loadavg (struct sbuf *b, const struct vfiles_limits *l, const char *host, ar_error_t *err)
 {
   uint64_t cap = (uint64_t) l->ncpus * 100, v;
-  const char *s = host;
+  const char *s = host, *rest;
 
   for (int i = 0; i < 3; i++)
     {
@@ -458,9 +498,13 @@ render_loadavg (struct sbuf *b, const struct vfiles_limits *l, const char *host,
       s = parse_load (s, &v);
       if (s == NULL)
         return ar_make_error (err, EINVAL, "parse `/proc/loadavg`");
+      if (l->has_loads)
+        v = ((uint64_t) l->loads[i] * 100 + (1U << 15)) >> 16; /* to the nearest hundredth */
       v = v < cap ? v : cap;
       sb_printf (b, "%s%" PRIu64 ".%02" PRIu64, i ? " " : "", v / 100, v % 100);
     }
+  if (l->tasks > 0 && (rest = loadavg_tasks (b, l, s + strspn (s, " "))) != NULL)
+    s = rest;
   sb_add (b, s, strlen (s));
   return 0;
 }
@@ -474,6 +518,40 @@ render_cpu_list (struct sbuf *b, const struct vfiles_limits *l, const char *host
     sb_add (b, "0\n", 2);
   else
     sb_printf (b, "0-%u\n", l->ncpus - 1);
+  return 0;
+}
+
+/* The kernel's identity, as uname tells it.  */
+
+/* The kernel's own layout (fs/proc/version.c): "%s version %s (%s@%s) (%s) %s\n", with the
+   builder, build host and compiler in the parentheses.  Some tools parse the release from
+   here rather than from uname: it must be the same.  */
+static int
+render_version (struct sbuf *b, const struct vfiles_limits *l, const char *host, ar_error_t *err)
+{
+  (void) host;
+  (void) err;
+  sb_printf (b, "Linux version %s (agentrt@agentrt) (agentrt) %s\n", l->release,
+             VFILES_KERNEL_VERSION);
+  return 0;
+}
+
+static int
+render_osrelease (struct sbuf *b, const struct vfiles_limits *l, const char *host, ar_error_t *err)
+{
+  (void) host;
+  (void) err;
+  sb_printf (b, "%s\n", l->release);
+  return 0;
+}
+
+static int
+render_kversion (struct sbuf *b, const struct vfiles_limits *l, const char *host, ar_error_t *err)
+{
+  (void) l;
+  (void) host;
+  (void) err;
+  sb_add (b, VFILES_KERNEL_VERSION "\n", strlen (VFILES_KERNEL_VERSION) + 1);
   return 0;
 }
 
@@ -499,6 +577,9 @@ static const struct vfile_desc vfiles[VF__N] = {
   = { "cpu_online", "/sys/devices/system/cpu/online", NULL, render_cpu_list, false },
   [VF_CPU_POSSIBLE]
   = { "cpu_possible", "/sys/devices/system/cpu/possible", NULL, render_cpu_list, false },
+  [VF_VERSION] = { "version", "/proc/version", NULL, render_version, false },
+  [VF_OSRELEASE] = { "osrelease", "/proc/sys/kernel/osrelease", NULL, render_osrelease, false },
+  [VF_KVERSION] = { "kversion", "/proc/sys/kernel/version", NULL, render_kversion, false },
 };
 
 static const struct vfile_desc *
@@ -939,6 +1020,7 @@ vfiles_limits_from_cgroup (const struct vfiles_limits *base, const char *const t
                                               : "CPU quota",
                           text[bad]);
   l->boot = base->boot;
+  memcpy (l->release, base->release, sizeof l->release);
   vfiles_limits_set (l, mem, &cpus, quota);
   if (!text[VCG_MEM_USAGE] || !whole_u64 (text[VCG_MEM_USAGE], &l->mem_usage))
     l->mem_usage = 0;
@@ -982,6 +1064,65 @@ vfiles_live_init (struct vfiles_live *v, const struct vfiles_limits *limits,
   v->base = *limits;
   for (int i = 0; i < VCG__N; i++)
     v->fd[i] = open_cg_file (dir[i], cg_names[i]);
+  v->pids_fd = open_cg_file (cg ? cg->pids : NULL, (const char *const[]){ "pids.current", NULL });
+  v->usage_fd = open_cg_file (cg ? cg->cpuacct : NULL,
+                              (const char *const[]){ "cpuacct.usage", "cpu.stat", NULL });
+  v->usage_ns = v->usage_at = 0;
+}
+
+/* The container's CPU time so far, in ns: cpuacct.usage (v1, ns) or cpu.stat's first line,
+   usage_usec (v2).  */
+static bool
+read_usage (int fd, uint64_t *ns)
+{
+  char buf[128];
+  uint64_t us;
+  ssize_t n;
+
+  do
+    n = pread (fd, buf, sizeof buf - 1, 0);
+  while (n < 0 && errno == EINTR);
+  if (n <= 0)
+    return false;
+  buf[n] = '\0';
+  if (strncmp (buf, "usage_usec ", 11) != 0)
+    return whole_u64 (buf, ns);
+  if (parse_u64 (buf + 11, &us) == NULL || us > UINT64_MAX / 1000)
+    return false;
+  *ns = us * 1000;
+  return true;
+}
+
+void
+vfiles_load_step (unsigned long loads[3], double busy)
+{
+  /* e^(-1/60), e^(-1/300), e^(-1/900): one second of the 1, 5 and 15 minute averages.  */
+  static const double decay[3] = { 0.98347145, 0.99667221, 0.99888950 };
+
+  for (int i = 0; i < 3; i++)
+    loads[i] = (unsigned long) ((double) loads[i] * decay[i]
+                                + busy * (1 - decay[i]) * (double) (1UL << 16) + 0.5);
+}
+
+/* The loads after this tick, from the CPU time used since the last one: the CPUs the container
+   kept busy (at most ncpus), one step of vfiles_load_step.  Unchanged without the file, or on
+   the first tick.  */
+static void
+update_loads (struct vfiles_live *v, unsigned ncpus, unsigned long loads[3], bool *has)
+{
+  uint64_t ns, at = ar_monotonic_ns ();
+  double busy;
+
+  if (v->usage_fd < 0 || !read_usage (v->usage_fd, &ns))
+    return;
+  if (v->usage_at != 0 && at > v->usage_at && ns >= v->usage_ns)
+    {
+      busy = (double) (ns - v->usage_ns) / (double) (at - v->usage_at);
+      vfiles_load_step (loads, busy < ncpus ? busy : ncpus);
+      *has = true;
+    }
+  v->usage_ns = ns;
+  v->usage_at = at;
 }
 
 /* The cgroup's limits now into *l: false when there is no file to read, or one failed.  */
@@ -1020,25 +1161,27 @@ read_live (const struct vfiles_live *v, struct vfiles_limits *l)
 int
 vfiles_live_tick (struct vfiles_live *v, int dirfd, ar_error_t *err)
 {
-  struct vfiles_limits next;
+  struct vfiles_limits next, shown;
+  bool read = read_live (v, &next);
+  bool changed = read && !vfiles_limits_same (&next, &v->now);
+  bool has_loads = v->now.has_loads;
+  unsigned long loads[3];
 
-  if (!read_live (v, &next))
-    return vfiles_refresh (dirfd, &v->now, err);
-  if (vfiles_limits_same (&next, &v->now))
-    {
-      /* The usage changes every second: shown by the files refreshed anyway (meminfo).  */
-      if (v->now.mem_usage != next.mem_usage && next.mem_usage != 0)
-        {
-          pthread_rwlock_wrlock (&v->lock);
-          v->now.mem_usage = next.mem_usage;
-          pthread_rwlock_unlock (&v->lock);
-        }
-      return vfiles_refresh (dirfd, &v->now, err);
-    }
+  memcpy (loads, v->now.loads, sizeof loads);
+  update_loads (v, v->now.ncpus, loads, &has_loads);
   pthread_rwlock_wrlock (&v->lock);
-  v->now = next;
+  if (changed)
+    v->now = next;
+  else if (read && next.mem_usage != 0)
+    v->now.mem_usage = next.mem_usage; /* every second: the files refreshed show it (meminfo) */
+  memcpy (v->now.loads, loads, sizeof loads);
+  v->now.has_loads = has_loads;
   pthread_rwlock_unlock (&v->lock);
-  return vfiles_rewrite_all (dirfd, &v->now, err);
+  /* The count of tasks changes all the time: it goes into the files, not into `now`.  */
+  shown = v->now;
+  shown.tasks = vfiles_live_tasks (v);
+  shown.cpu_ns = v->usage_ns;
+  return changed ? vfiles_rewrite_all (dirfd, &shown, err) : vfiles_refresh (dirfd, &shown, err);
 }
 
 void
@@ -1047,4 +1190,34 @@ vfiles_live_get (struct vfiles_live *v, struct vfiles_limits *l)
   pthread_rwlock_rdlock (&v->lock);
   *l = v->now;
   pthread_rwlock_unlock (&v->lock);
+}
+
+long
+vfiles_live_tasks (const struct vfiles_live *v)
+{
+  char buf[32];
+  uint64_t n;
+  ssize_t r;
+
+  if (v->pids_fd < 0)
+    return -1;
+  do
+    r = pread (v->pids_fd, buf, sizeof buf - 1, 0);
+  while (r < 0 && errno == EINTR);
+  if (r <= 0)
+    return -1;
+  buf[r] = '\0';
+  return whole_u64 (buf, &n) && n <= LONG_MAX ? (long) n : -1;
+}
+
+void
+vfiles_cap_loads (const struct vfiles_limits *l, unsigned long loads[3])
+{
+  /* SI_LOAD_SHIFT, which <sys/sysinfo.h> does not export.  */
+  unsigned long cap = (unsigned long) l->ncpus << 16;
+
+  for (int i = 0; i < 3; i++)
+    loads[i] = l->has_loads ? l->loads[i] : loads[i];
+  for (int i = 0; i < 3; i++)
+    loads[i] = loads[i] < cap ? loads[i] : cap;
 }

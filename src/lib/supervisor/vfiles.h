@@ -2,6 +2,9 @@
    /proc/cpuinfo, /proc/stat, /proc/uptime, /proc/loadavg, /sys/devices/system/cpu/online and
    /possible, rendered from the host's files and the container's limits (memory limit, CPU count
    from quota/period and cpuset), so a container capped at 512 MiB and 1 CPU sees exactly that.
+   And the kernel's identity as uname tells it (handlers/uname.c): /proc/version,
+   /proc/sys/kernel/osrelease and /proc/sys/kernel/version, which would otherwise name the host's
+   kernel, its build host and date.
 
    They are regular files in a tmpfs of their own that is mounted nowhere (or, on a kernel that
    will not clone from such a mount, in the container's state directory: lifecycle.c
@@ -33,16 +36,36 @@ enum vfile
   VF_LOADAVG,
   VF_CPU_ONLINE,
   VF_CPU_POSSIBLE,
+  VF_VERSION,   /* /proc/version */
+  VF_OSRELEASE, /* /proc/sys/kernel/osrelease */
+  VF_KVERSION,  /* /proc/sys/kernel/version */
   VF__N,
 };
 
+/* The kernel version string (uname's version field) every container is shown: a build of no
+   date, host or compiler in particular.  */
+#define VFILES_KERNEL_VERSION "#1 SMP PREEMPT_DYNAMIC agentrt"
+
 struct vfiles_limits
 {
-  uint64_t mem_limit;   /* bytes; 0: none (the host's figures) */
-  uint64_t mem_usage;   /* bytes the cgroup charges now (memory.current); 0: not known */
-  unsigned ncpus;       /* CPUs the container may use: >= 1, <= the host's online CPUs */
-  int cpu_ids[1024];    /* the host CPUs it is shown, ncpus of them, ascending */
-  struct timespec boot; /* CLOCK_BOOTTIME when the container was created: its uptime's zero */
+  uint64_t mem_limit; /* bytes; 0: none (the host's figures) */
+  uint64_t mem_usage; /* bytes the cgroup charges now (memory.current); 0: not known */
+  unsigned ncpus;     /* CPUs the container may use: >= 1, <= the host's online CPUs */
+  int cpu_ids[1024];  /* the host CPUs it is shown, ncpus of them, ascending */
+  /* The host's CLOCK_BOOTTIME at which the container's reads 0: its uptime's zero.  With a
+     time namespace, minus its boottime offset (so /proc/uptime agrees with the clock and with
+     the start times in /proc/PID/stat, which the kernel shifts by the offset); else 0, the
+     host's boot, which those count from then.  */
+  struct timespec boot;
+  char release[65]; /* the kernel release shown (uname -r; io.agentrt.uname.release) */
+  long tasks;       /* the container's tasks (its pids cgroup's) for /proc/loadavg; <= 0:
+                       unknown, the host's count is shown (vfiles_live_tick sets it) */
+  /* The container's 1, 5 and 15 minute load averages, fixed point with SI_LOAD_SHIFT (16)
+     bits, from the CPU time it used (vfiles_live_tick); without has_loads (no cgroup to say,
+     or before the second tick) the host's are shown, capped at ncpus.  */
+  bool has_loads;
+  unsigned long loads[3];
+  uint64_t cpu_ns; /* the CPU time it used (its cgroup's), for /proc/uptime's idle; 0: unknown */
   /* What ncpus and cpu_ids are cut from, kept to derive them again when one changes.  */
   cpu_set_t cpus;      /* the CPUs it may run on (cpuset), before the quota's cut */
   uint64_t quota_cpus; /* ceil(quota/period); UINT64_MAX: no quota */
@@ -61,7 +84,8 @@ const char *vfile_host_path (enum vfile f);
 int vfiles_parse_cpus (const char *list, cpu_set_t *set, ar_error_t *err);
 
 /* Limits from config.json: memory.limit (-1, 0 or absent: none); CPUs from cpu.cpus (a cpuset
-   list) intersected with this process's affinity, and at most ceil(quota/period); boot = now.  */
+   list) intersected with this process's affinity, and at most ceil(quota/period); boot = now
+   (the offsets a default time namespace is given, lifecycle.c); release empty.  */
 int vfiles_limits_from_spec (const struct spec *s, struct vfiles_limits *l, ar_error_t *err);
 
 /* Set mem_limit (0: none), cpus and quota_cpus (UINT64_MAX: none), and the CPUs shown from
@@ -93,8 +117,8 @@ enum vfiles_cg
 /* The limits from the texts of those files, as read (a trailing newline is allowed); NULL
    for a file the cgroup does not have: its figure is then base's (config.json's).  A memory
    limit of 2^62 bytes or more is none (v1 writes "unlimited" as LONG_MAX rounded to a page),
-   an empty cpuset is none.  A usage that does not parse is not known (0).  *l gets base's boot.  -1
-   with EINVAL (and *l untouched) when a text does not parse.  */
+   an empty cpuset is none.  A usage that does not parse is not known (0).  *l gets base's boot
+   and release.  -1 with EINVAL (and *l untouched) when a text does not parse.  */
 int vfiles_limits_from_cgroup (const struct vfiles_limits *base, const char *const text[VCG__N],
                                struct vfiles_limits *l, ar_error_t *err);
 
@@ -108,17 +132,22 @@ bool vfiles_limits_same (const struct vfiles_limits *a, const struct vfiles_limi
 struct vfiles_live
 {
   pthread_rwlock_t lock;
-  struct vfiles_limits now;  /* what the container is shown */
-  struct vfiles_limits base; /* config.json's, for what its cgroup does not say */
-  int fd[VCG__N];            /* the cgroup's files, open for pread; -1: not there */
+  struct vfiles_limits now;    /* what the container is shown */
+  struct vfiles_limits base;   /* config.json's, for what its cgroup does not say */
+  int fd[VCG__N];              /* the cgroup's files, open for pread; -1: not there */
+  int pids_fd;                 /* its pids.current, or -1 */
+  int usage_fd;                /* its CPU time: cpuacct.usage (v1) or cpu.stat (v2), or -1 */
+  uint64_t usage_ns, usage_at; /* that time at the last tick, and when (CLOCK_MONOTONIC) */
 };
 
 /* The container's directories whose files say its limits: memory.max or
    memory.limit_in_bytes, cpu.max or cpu.cfs_quota_us/cpu.cfs_period_us, the cpuset's CPUs (on
-   cgroup v2, the one directory thrice).  NULL: none.  */
+   cgroup v2, the one directory thrice); the pids controller's, whose pids.current counts its
+   tasks (sysinfo's procs); the cpuacct controller's (v2: the one directory), whose CPU time
+   the load averages come from.  NULL: none.  */
 struct vfiles_cgroup
 {
-  const char *memory, *cpu, *cpuset;
+  const char *memory, *cpu, *cpuset, *pids, *cpuacct;
 };
 
 /* now = base = *limits; the files are opened from `cg` (NULL: no cgroup, the limits stay
@@ -132,6 +161,17 @@ void vfiles_live_init (struct vfiles_live *v, const struct vfiles_limits *limits
 int vfiles_live_tick (struct vfiles_live *v, int dirfd, ar_error_t *err);
 /* A copy of `now`, from any thread.  */
 void vfiles_live_get (struct vfiles_live *v, struct vfiles_limits *l);
+/* The container's tasks (threads, as sysinfo's procs counts them) from its pids cgroup, from
+   any thread; -1 without one.  */
+long vfiles_live_tasks (const struct vfiles_live *v);
+/* The load averages for sysinfo (fixed point with SI_LOAD_SHIFT bits; `loads` holds the
+   host's) as /proc/loadavg shows them: the container's own when it has them (l->has_loads),
+   and none above l->ncpus.  */
+void vfiles_cap_loads (const struct vfiles_limits *l, unsigned long loads[3]);
+/* One second of load averages: each of `loads` (fixed point, 16 bits) moves toward `busy`, the
+   CPUs kept busy in that second, as the kernel's move toward the tasks running
+   (kernel/sched/loadavg.c), by 1 - e^(-1/T) for T of 1, 5 and 15 minutes.  */
+void vfiles_load_step (unsigned long loads[3], double busy);
 
 /* Render one file from the host's current figures: a malloc'd text in *out.  */
 int vfile_render (enum vfile f, const struct vfiles_limits *l, char **out, ar_error_t *err);

@@ -1,6 +1,7 @@
 /* uname: the container's own host and domain name (the worker lives in the container's UTS
    namespace, and the policy refuses a workload a second one), with a stable release and
-   version instead of the host kernel's, which would tell an exploit what it runs on.  */
+   version instead of the host kernel's, which would tell an exploit what it runs on; the same
+   as /proc/version and /proc/sys/kernel/osrelease and version say (vfiles.c).  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -12,8 +13,7 @@
 #include <unistd.h>
 
 #include "supervisor/sv.h"
-
-#define SV_UNAME_VERSION "#1 SMP PREEMPT_DYNAMIC agentrt"
+#include "supervisor/vfiles.h"
 
 /* The kernel's machine for a PER_LINUX32 task (override_architecture: COMPAT_UTS_MACHINE).  */
 #if defined(__x86_64__)
@@ -60,7 +60,7 @@ sv_handle_uname (struct sv_call *c)
   memset (u.release, 0, sizeof u.release);
   memset (u.version, 0, sizeof u.version);
   strncpy (u.release, c->sv->release, sizeof u.release - 1);
-  strncpy (u.version, SV_UNAME_VERSION, sizeof u.version - 1);
+  strncpy (u.version, VFILES_KERNEL_VERSION, sizeof u.version - 1);
 #ifdef SV_UNAME_MACHINE32
   if (c->sv->uname_personality && caller_linux32 (c))
     {
