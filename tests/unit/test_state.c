@@ -291,7 +291,10 @@ test_refresh_zombie_leader (void)
         syscall (SYS_exit, 0);
     }
   start = state_proc_start_time (child);
-  for (int i = 0; i < 500 && !leader_zombie (child); i++)
+  /* Until the leader is a zombie and its thread asleep in pause: on a loaded machine the
+     thread may still be running (R) when the leader has exited.  */
+  for (int i = 0; i < 500 && !(leader_zombie (child) && state_proc_status (child, start) == 'S');
+       i++)
     usleep (10000);
   zombie = leader_zombie (child);
   live = start > 0 && state_proc_start_time (child) == start;
