@@ -434,6 +434,16 @@ refused_beside() {
   [ "$status" -eq 0 ]
   [ "$(jq -r '.annotations["io.agentrt.profile"] // "unset"' "$ROOT/state/$CID-none/config.json")" = unset ]
   agentrt delete --force "$CID-none"
+  # The profile is create's: exec into a container made without it, after the default changed,
+  # does not hold it to the profile (which refuses io.agentrt.ephemeral=false).
+  annotate io.agentrt.ephemeral false
+  update_config '.process.args = ["/bin/sleep", "1000"]'
+  agentrt_detached --config "$CONF" run -d -b "$BUNDLE" "$CID-old"
+  [ "$status" -eq 0 ]
+  conf "default_profile = agent"
+  agentrt --config "$CONF" exec "$CID-old" /bin/true
+  [ "$status" -eq 0 ]
+  agentrt delete --force "$CID-old"
   leaves_nothing
 }
 

@@ -461,13 +461,16 @@ check_annotations (const struct spec_map *a, const struct operator_conf *op, boo
   return 0;
 }
 
+/* agentrt.conf's default_profile is create's: the profile then writes its annotation, which
+   exec reads (policy_only), so a container made before the operator changed the default keeps
+   the profile it was made with.  */
 static bool
 wants_agent (const struct spec_map *a, const struct sandbox_flags *f)
 {
   const char *profile = sandbox_annotation (a, "io.agentrt.profile");
   bool none_asked = profile == NULL || profile[0] == '\0';
   return f->agent || (profile && strcmp (profile, "agent") == 0)
-         || (none_asked && f->op && f->op->default_agent);
+         || (none_asked && !f->policy_only && f->op && f->op->default_agent);
 }
 
 /* agentrt.conf's defaults of the limits, which profile_apply writes where config.json has
