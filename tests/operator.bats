@@ -384,3 +384,95 @@ refused_beside() {
   leaves_nothing
 }
 
+
+# ---- the node's defaults (agentrt.conf default_*, uname_release) ------------------------------
+
+@test "agentrt create [operator] default_memory, default_cpus, default_pids and default_timeout fill what neither a flag nor config.json gives" {
+  conf "default_memory = 96m" "default_cpus = 0.5" "default_pids = 50" "default_timeout = 7m"
+  update_config '.process.args = ["/bin/true"] | .linux.resources.pids = {"limit": 20}'
+  agentrt_detached --config "$CONF" create --memory 64m -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  local c="$ROOT/state/$CID/config.json"
+  # The flag wins, config.json's own value is kept, the rest are the node's.
+  [ "$(jq -r .linux.resources.memory.limit "$c")" -eq $((64 << 20)) ]
+  [ "$(jq -r .linux.resources.pids.limit "$c")" -eq 20 ]
+  [ "$(jq -r .linux.resources.cpu.quota "$c")" -eq 50000 ]
+  [ "$(jq -r .linux.resources.cpu.period "$c")" -eq 100000 ]
+  [ "$(jq -r '.annotations["io.agentrt.timeout"]' "$c")" = 7m ]
+  agentrt delete --force "$CID"
+  # Under the agent profile, the node's defaults win over the profile's own (512m, 256, 10m),
+  # and config.json's annotation over the node's.
+  annotate io.agentrt.timeout 2m
+  agentrt_detached --config "$CONF" create --agent -b "$BUNDLE" "$CID-agent"
+  [ "$status" -eq 0 ]
+  c="$ROOT/state/$CID-agent/config.json"
+  [ "$(jq -r .linux.resources.memory.limit "$c")" -eq $((96 << 20)) ]
+  [ "$(jq -r .linux.resources.pids.limit "$c")" -eq 20 ]
+  [ "$(jq -r '.annotations["io.agentrt.timeout"]' "$c")" = 2m ]
+  agentrt delete --force "$CID-agent"
+  # Without the file, nothing is added.
+  agentrt_detached create -b "$BUNDLE" "$CID-none"
+  [ "$status" -eq 0 ]
+  [ "$(jq -r '.linux.resources.memory.limit // "unset"' "$ROOT/state/$CID-none/config.json")" = unset ]
+  agentrt delete --force "$CID-none"
+  leaves_nothing
+}
+
+@test "agentrt create [operator] default_profile = agent puts a container that asks for no profile under the agent profile" {
+  conf "default_profile = agent"
+  update_config '.process.args = ["/bin/true"]'
+  agentrt_detached --config "$CONF" create -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  local c="$ROOT/state/$CID/config.json"
+  [ "$(jq -r '.annotations["io.agentrt.profile"]' "$c")" = agent ]
+  [ "$(jq -r '.process.capabilities.bounding | length' "$c")" -eq 0 ]
+  [ "$(jq -r .linux.resources.memory.limit "$c")" -eq 536870912 ]
+  agentrt delete --force "$CID"
+  # `none`, like no file, leaves the config as it is.
+  conf "default_profile = none"
+  agentrt_detached --config "$CONF" create -b "$BUNDLE" "$CID-none"
+  [ "$status" -eq 0 ]
+  [ "$(jq -r '.annotations["io.agentrt.profile"] // "unset"' "$ROOT/state/$CID-none/config.json")" = unset ]
+  agentrt delete --force "$CID-none"
+  # The profile is create's: exec into a container made without it, after the default changed,
+  # does not hold it to the profile (which refuses io.agentrt.ephemeral=false).
+  annotate io.agentrt.ephemeral false
+  update_config '.process.args = ["/bin/sleep", "1000"]'
+  agentrt_detached --config "$CONF" run -d -b "$BUNDLE" "$CID-old"
+  [ "$status" -eq 0 ]
+  conf "default_profile = agent"
+  agentrt --config "$CONF" exec "$CID-old" /bin/true
+  [ "$status" -eq 0 ]
+  agentrt delete --force "$CID-old"
+  leaves_nothing
+}
+
+@test "agentrt run [operator] uname_release is the release uname reports; io.agentrt.uname.release still wins" {
+  conf "uname_release = 6.1.0-node"
+  update_config '.process.args = ["/bin/uname", "-r"]'
+  agentrt --config "$CONF" run -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [ "$output" = 6.1.0-node ]
+  annotate io.agentrt.uname.release 6.1.0-pod
+  agentrt --config "$CONF" run -b "$BUNDLE" "$CID-pod"
+  [ "$status" -eq 0 ]
+  [ "$output" = 6.1.0-pod ]
+  leaves_nothing
+}
+
+@test "agentrt create [operator] a bad default_* or uname_release fails create with FILE:LINE and the key" {
+  conf "# node" "default_profile = strict"
+  agentrt_detached --config "$CONF" create -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" == *"$CONF:2: default_profile: \`strict\`: expected agent or none"* ]]
+  conf "default_timeout = forever"
+  agentrt_detached --config "$CONF" create -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"$CONF:1: default_timeout: \`forever\`"* ]]
+  conf "uname_release = 6.1 lts"
+  agentrt_detached --config "$CONF" create -b "$BUNDLE" "$CID"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"$CONF:1: uname_release: \`6.1 lts\` has a blank"* ]]
+  leaves_nothing
+}

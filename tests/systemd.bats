@@ -11,6 +11,7 @@
 load helpers
 source "$BATS_TEST_DIRNAME/lib/systemd_vm.sh"
 source "$BATS_TEST_DIRNAME/lib/oci_image.sh"
+source "$BATS_TEST_DIRNAME/lib/deb.sh"
 
 # Per boot: ~30 s to the test unit, then the tests (the guest runs 5-16x slower than the host).
 VM_TIMEOUT=${AGENTRT_VM_TIMEOUT:-900}
@@ -39,6 +40,13 @@ setup_file() {
   pkgdir=$(systemd_vm_pkgdir "$kernel")
   kver=$(ls "$pkgdir/lib/modules")
   payload=$BATS_FILE_TMPDIR/payload
+  # The Debian package for the guest's Podman (t_deb): built once per run, tests/deb.bats too.
+  export VM_DEB_SECONDS
+  t0=$(date +%s.%N)
+  mkdir -p "$payload"
+  cp "$(deb_package)" "$payload/agentrt.deb" || rm -f "$payload/agentrt.deb"
+  t1=$(date +%s.%N)
+  VM_DEB_SECONDS=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
   systemd_vm_payload "$payload"
   systemd_vm_initramfs "$pkgdir" "$kver" "$BATS_FILE_TMPDIR/initramfs.cpio" "$payload"
   rm -rf "$payload"
@@ -64,9 +72,10 @@ systemd_vm_timed_boot() {
   awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }' >"$BATS_FILE_TMPDIR/seconds-$3"
 }
 
-# systemd_vm_payload DIR: what the guest gets of this build (/opt/agentrt-test): agentrt, the
-# guest's tests, the engine helpers they reuse, a busybox rootfs, and OCI images of busybox
-# and of the CRI's pause (tests/pause), made here: the guest has no registry.
+# systemd_vm_payload DIR: what the guest gets of this build (/opt/agentrt-test): agentrt (and
+# the Debian package, agentrt.deb, put there before), the guest's tests, the engine helpers they
+# reuse, a busybox rootfs, and OCI images of busybox and of the CRI's pause (tests/pause), made
+# here: the guest has no registry.
 systemd_vm_payload() {
   local d=$1 top=$BATS_TEST_DIRNAME/..
   mkdir -p "$d"/{tests/lib,contrib/kubernetes,contrib/podman,images,img/pause}
@@ -116,7 +125,7 @@ vm_ran() {
   local console=$BATS_FILE_TMPDIR/console-$1.log
   vm_finished "$1"
   grep '^guest: ' "$console" >&2
-  echo "# $1 VM: $(cat "$BATS_FILE_TMPDIR/seconds-$1")s from qemu start to poweroff (image ready in ${VM_IMAGE_SECONDS}s)" >&3
+  echo "# $1 VM: $(cat "$BATS_FILE_TMPDIR/seconds-$1")s from qemu start to poweroff (image ready in ${VM_IMAGE_SECONDS}s, the .deb in ${VM_DEB_SECONDS}s)" >&3
   sed -n 's/^guest: tests ran/# guest: tests ran/p; s/^AGENTRT-VM-RESULT: /# guest result: /p' "$console" >&3
   [ "$(grep -cE '^(not )?ok [0-9]+ ' "$console")" -eq "$(sed -n 's/^1\.\.//p' "$console")" ]
 }
@@ -195,6 +204,13 @@ vm_ran() {
 
 @test "systemd VM v2: Podman with cgroup_manager systemd: libpod-ID.scope in machine.slice with the memory limit, gone after rm (runc too)" {
   guest_test v2 "podman"
+}
+
+@test "systemd VM v2: the Debian package installs with dpkg, and Podman runs agentrt through the installed drop-in" {
+  guest_test v2 "deb podman drop-in"
+  # What it adds to the v2 boot (the package is built in setup_file, VM_DEB_SECONDS).
+  sed -n 's/^# deb podman drop-in: \(.*\)/# guest: dpkg -i and the Podman run took \1/p' \
+    "$BATS_FILE_TMPDIR/console-v2.log" >&3
 }
 
 @test "systemd VM v2: no unit of any test is left" {

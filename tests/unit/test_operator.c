@@ -88,6 +88,20 @@ test_parse_good (void)
   CHECK (parse_is ("supervised_without_pidns = refuse\n", NULL, &c));
   CHECK (!c.supervised_without_pidns);
   operator_release (&c);
+  /* The node's defaults: none unless given.  */
+  CHECK (parse_is ("", NULL, &c));
+  CHECK (!c.default_agent && c.default_memory == 0 && c.default_cpu_quota == 0);
+  CHECK (c.default_pids == 0 && c.default_timeout == NULL && c.uname_release == NULL);
+  CHECK (parse_is ("default_profile = agent\ndefault_memory = 1g\ndefault_cpus = 0.5\n"
+                   "default_pids = 64\ndefault_timeout = 90s\nuname_release = 6.1.0-lts\n",
+                   NULL, &c));
+  CHECK (c.default_agent && c.default_memory == 1ULL << 30 && c.default_cpu_quota == 50000);
+  CHECK (c.default_pids == 64);
+  CHECK_STR (c.default_timeout, "90s");
+  CHECK_STR (c.uname_release, "6.1.0-lts");
+  operator_release (&c);
+  CHECK (parse_is ("default_profile = none\n", NULL, &c) && !c.default_agent);
+  operator_release (&c);
   return 0;
 }
 
@@ -129,6 +143,27 @@ test_parse_errors (void)
                    &c));
   CHECK (parse_is ("pod_annotations = io.agentrt.platform,,io.agentrt.audit\n",
                    "agentrt.conf:1: pod_annotations: an empty item", &c));
+  CHECK (parse_is ("default_profile = strict\n",
+                   "agentrt.conf:1: default_profile: `strict`: expected agent or none", &c));
+  CHECK (parse_is ("default_memory = 1m\n",
+                   "agentrt.conf:1: default_memory: `1m`: expected a size of at least 4m (such "
+                   "as 512m, 2g)",
+                   &c));
+  CHECK (parse_is ("default_cpus = 0.001\n",
+                   "agentrt.conf:1: default_cpus: `0.001`: expected a number of CPUs from 0.01 "
+                   "to 1024 (such as 1, 0.5)",
+                   &c));
+  CHECK (parse_is ("default_pids = 0\n",
+                   "agentrt.conf:1: default_pids: `0`: expected a number from 1 to 4194304", &c));
+  CHECK (parse_is ("\ndefault_timeout = 10\n",
+                   "agentrt.conf:2: default_timeout: `10`: expected a duration such as 500ms, "
+                   "90s, 5m or 1h (at most a year)",
+                   &c));
+  CHECK (parse_is ("uname_release = 6.1 lts\n",
+                   "agentrt.conf:1: uname_release: `6.1 lts` has a blank", &c));
+  CHECK (parse_is ("uname_release = "
+                   "01234567890123456789012345678901234567890123456789012345678901234\n",
+                   "agentrt.conf:1: uname_release: 1 to 64 characters", &c));
   CHECK (parse_is ("supervised_without_pidns = yes\n",
                    "agentrt.conf:1: supervised_without_pidns: `yes`: expected allow or refuse",
                    &c));

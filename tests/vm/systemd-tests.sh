@@ -570,6 +570,36 @@ t_podman() {
   return $r
 }
 
+# The Debian package (tests/lib/deb.sh's, in the payload as agentrt.deb) installed with dpkg
+# (the guest has its dependencies), then Podman as an operator runs it: its own configuration
+# (no CONTAINERS_CONF, which would hide the drop-ins) and storage, with the package's drop-in
+# copied to containers.conf.d as the drop-in says, and agentrt's own defaults (--root
+# /run/agentrt, /etc/agentrt/agentrt.conf).  The supervisor's uname answers the annotation's
+# release: agentrt ran the container, not runc.
+t_deb() {
+  local img=localhost/agentrt-test-deb:1 d=/etc/containers/containers.conf.d out
+  # t_podman's private configuration is exported in this shell: not the operator's.
+  pm() { env -u CONTAINERS_CONF -u CONTAINERS_STORAGE_CONF -u TMPDIR podman "$@"; }
+  [ -f "$P/agentrt.deb" ] || fail "no agentrt.deb in the payload" || return 1
+  dpkg -i "$P/agentrt.deb" >/dev/null || fail "dpkg -i failed" || return 1
+  mark "installed"
+  expect "the installed binary" "$(command -v agentrt)" /usr/bin/agentrt || return 1
+  mkdir -p "$d"
+  cp /usr/share/agentrt/podman/containers.conf "$d/agentrt.conf"
+  expect "Podman's agentrt" "$(pm --runtime agentrt info --format '{{.Host.OCIRuntime.Path}}')" \
+    /usr/bin/agentrt || return 1
+  tar -C "$P/rootfs" -c . | pm import -q - "$img" >/dev/null || fail "podman import failed" ||
+    return 1
+  out=$(pm --runtime agentrt run --rm --network none \
+    --annotation io.agentrt.uname.release=6.1.0-deb "$img" uname -r 2>"$T/err")
+  [ -s "$T/err" ] && sed 's/^/podman: /' "$T/err"
+  expect "uname -r under Podman's agentrt" "$out" 6.1.0-deb || return 1
+  mark "podman run done"
+  expect "containers left" "$(/usr/bin/agentrt list -q | wc -l)" 0 || return 1
+  pm rmi -f "$img" >/dev/null
+  rm -f "$d/agentrt.conf"
+}
+
 # --- main -------------------------------------------------------------------------------------
 
 echo "guest: $(uname -r), systemd $(systemctl --version | awk 'NR == 1 { print $2 }'), cgroup $LAYOUT, up $(cut -d' ' -f1 /proc/uptime)s"
@@ -593,6 +623,7 @@ run_test "oom like runc" t_oom
 if [ "$LAYOUT" = v2 ]; then
   run_test "cri" t_cri
   run_test "podman" t_podman
+  run_test "deb podman drop-in" t_deb
 fi
 run_test "no units left" t_no_units_left
 echo "1..$N"

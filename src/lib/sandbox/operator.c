@@ -162,6 +162,74 @@ set_supervised_without_pidns (struct operator_conf *c, const char *v, ar_error_t
   return 0;
 }
 
+/* `agent` or `none` (the default): only the profiles there are.  */
+static int
+set_default_profile (struct operator_conf *c, const char *v, ar_error_t *err)
+{
+  if (strcmp (v, "agent") != 0 && strcmp (v, "none") != 0)
+    return ar_make_error (err, 0, "default_profile: `%s`: expected agent or none", v);
+  c->default_agent = strcmp (v, "agent") == 0;
+  return 0;
+}
+
+/* The limits' defaults take what their flags take (--memory, --cpus, --pids, --timeout), checked
+   by the same parsers, so a value the flag refuses is refused here too.  */
+static int
+set_default_memory (struct operator_conf *c, const char *v, ar_error_t *err)
+{
+  if (sandbox_parse_size (v, &c->default_memory) < 0 || c->default_memory < SANDBOX_MEMORY_MIN)
+    return ar_make_error (
+        err, 0, "default_memory: `%s`: expected a size of at least 4m (such as 512m, 2g)", v);
+  return 0;
+}
+
+static int
+set_default_cpus (struct operator_conf *c, const char *v, ar_error_t *err)
+{
+  if (sandbox_parse_cpus (v, &c->default_cpu_quota) < 0)
+    return ar_make_error (err, 0,
+                          "default_cpus: `%s`: expected a number of CPUs from 0.01 to 1024 (such "
+                          "as 1, 0.5)",
+                          v);
+  return 0;
+}
+
+static int
+set_default_pids (struct operator_conf *c, const char *v, ar_error_t *err)
+{
+  if (!ar_parse_int64 (v, 1, SANDBOX_PIDS_MAX, &c->default_pids))
+    return ar_make_error (err, 0, "default_pids: `%s`: expected a number from 1 to %d", v,
+                          SANDBOX_PIDS_MAX);
+  return 0;
+}
+
+static int
+set_default_timeout (struct operator_conf *c, const char *v, ar_error_t *err)
+{
+  long long ms;
+
+  if (sandbox_parse_duration (v, &ms) < 0)
+    return ar_make_error (err, 0,
+                          "default_timeout: `%s`: expected a duration such as 500ms, 90s, 5m or "
+                          "1h (at most a year)",
+                          v);
+  c->default_timeout = xstrdup (v);
+  return 0;
+}
+
+/* What io.agentrt.uname.release takes: 1 to 64 printable characters without blanks.  */
+static int
+set_uname_release (struct operator_conf *c, const char *v, ar_error_t *err)
+{
+  if (strlen (v) > 64)
+    return ar_make_error (err, 0, "uname_release: 1 to 64 characters");
+  for (const char *p = v; *p; p++)
+    if (!isgraph ((unsigned char) *p))
+      return ar_make_error (err, 0, "uname_release: `%s` has a blank", v);
+  c->uname_release = xstrdup (v);
+  return 0;
+}
+
 static const struct operator_key operator_keys[] = {
   { "dns_servers", set_dns_servers },
   { "dns_host_answers", set_dns_host_answers },
@@ -170,6 +238,12 @@ static const struct operator_key operator_keys[] = {
   { "pod_annotations", set_pod_annotations },
   { "agent_hooks", set_agent_hooks },
   { "supervised_without_pidns", set_supervised_without_pidns },
+  { "default_profile", set_default_profile },
+  { "default_memory", set_default_memory },
+  { "default_cpus", set_default_cpus },
+  { "default_pids", set_default_pids },
+  { "default_timeout", set_default_timeout },
+  { "uname_release", set_uname_release },
 };
 
 /* `line_of`: for each key, the line that set it (0: none yet).  */
@@ -307,6 +381,8 @@ operator_release (struct operator_conf *c)
   free (c->audit_dir);
   ar_strv_free (c->pod_annotations);
   free (c->dns_servers);
+  free (c->default_timeout);
+  free (c->uname_release);
   memset (c, 0, sizeof *c);
 }
 

@@ -37,6 +37,17 @@
                               may a container with a supervisor or a deadline share the
                               runtime's pid namespace, where it can see, stop and kill the
                               supervisor's processes (default refuse)
+     default_profile = agent|none
+                              the profile of a container that asks for none (no --agent, no
+                              io.agentrt.profile or an empty one): agent applies the agent
+                              profile (profile.h) to it; default none
+     default_memory = SIZE, default_cpus = N, default_pids = N, default_timeout = DURATION
+                              a container's memory limit, CPU quota, pids limit and deadline
+                              when neither a flag nor config.json gives one (nor a limit of 0);
+                              they win over the agent profile's own defaults.  Defaults, not
+                              ceilings: config.json's own values are kept
+     uname_release = RELEASE  the kernel release uname(2) reports to a supervised container
+                              that has no io.agentrt.uname.release (SUPERVISOR_DEFAULT_RELEASE)
 
    A key is a row of the table in operator.c and a member here.  */
 #ifndef AGENTRT_OPERATOR_H
@@ -60,6 +71,13 @@ struct operator_conf
   struct dns_upstream *dns_servers; /* NULL: resolv.conf's */
   bool dns_host_answers;            /* names may resolve to the host's loopback (netpolicy.h) */
   bool supervised_without_pidns;    /* allowed: see the key above */
+  bool default_agent;               /* default_profile = agent */
+  /* The defaults of the limits, applied through profile_apply; 0 or NULL: none.  */
+  unsigned long long default_memory; /* bytes */
+  long long default_cpu_quota;       /* µs per 100000 µs */
+  long long default_pids;
+  char *default_timeout; /* as written: the annotation's value */
+  char *uname_release;   /* NULL: SUPERVISOR_DEFAULT_RELEASE */
 };
 
 /* Read `path`, or (named false) the default, whose absence is no error.  */

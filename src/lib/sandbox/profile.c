@@ -441,7 +441,36 @@ agent_edits (struct edits *e, const struct ar_jnode *root, bool keep_joined_net,
 bool
 profile_edits_any (const struct profile_edits *e)
 {
-  return e->agent || e->memory.set || e->cpu_quota.set || e->pids.set;
+  return e->agent || e->memory.set || e->cpu_quota.set || e->pids.set || e->def_memory.set
+         || e->def_cpu_quota.set || e->def_pids.set || e->def_timeout;
+}
+
+/* A default where config.json has no value at `path`, or a limit of 0 (none, as in runc).  */
+static void
+default_limit (struct edits *e, const struct ar_jnode *root, const char *path, struct spec_i64 v)
+{
+  const struct ar_jnode *n = at (root, path);
+
+  if (v.set && (n == NULL || ar_jtype (n) == AR_J_NULL || zero (n)))
+    edits_add (e, path, xasprintf ("%lld", (long long) v.v));
+}
+
+/* agentrt.conf's defaults, after the flags (which win) and before the agent profile's.  */
+static void
+operator_default_edits (struct edits *e, const struct ar_jnode *root,
+                        const struct profile_edits *pe)
+{
+  default_limit (e, root, "linux/resources/memory/limit", pe->def_memory);
+  if (pe->def_cpu_quota.set && at (root, "linux/resources/cpu/quota") == NULL)
+    {
+      edits_add (e, "linux/resources/cpu/quota",
+                 xasprintf ("%lld", (long long) pe->def_cpu_quota.v));
+      edits_add (e, "linux/resources/cpu/period", xstrdup ("100000"));
+    }
+  default_limit (e, root, "linux/resources/pids/limit", pe->def_pids);
+  /* A duration sandbox_parse_duration took: digits and a unit, nothing to escape.  */
+  if (pe->def_timeout)
+    set_default (e, root, "annotations/io.agentrt.timeout", xasprintf ("\"%s\"", pe->def_timeout));
 }
 
 int
@@ -466,6 +495,7 @@ profile_apply (const char *text, const struct profile_edits *pe, char **out, ar_
     }
   if (pe->pids.set)
     edits_add (&e, "linux/resources/pids/limit", xasprintf ("%lld", (long long) pe->pids.v));
+  operator_default_edits (&e, root, pe);
   if (!pe->agent || agent_edits (&e, root, pe->keep_joined_net, err) == 0)
     {
       /* Pretty for people (spec --agent, the state directory's copy), but not a large

@@ -30,6 +30,10 @@ struct profile_edits
   struct spec_i64 memory;    /* bytes: linux.resources.memory.limit */
   struct spec_i64 cpu_quota; /* µs per 100000 µs period */
   struct spec_i64 pids;      /* linux.resources.pids.limit */
+  /* agentrt.conf's defaults: written only where config.json has no value (or a limit of 0),
+     and before the agent profile's own, which they win over.  */
+  struct spec_i64 def_memory, def_cpu_quota, def_pids;
+  const char *def_timeout; /* io.agentrt.timeout's, or NULL */
 };
 
 /* Does `e` change anything?  */

@@ -402,8 +402,8 @@ sandbox_parse_duration (const char *v, long long *ms)
 }
 
 /* "1", "0.5", "2.25": the CFS quota for a 100000 µs period.  */
-static int
-parse_cpus (const char *v, long long *quota)
+int
+sandbox_parse_cpus (const char *v, long long *quota)
 {
   long long whole = 0, frac = 0, scale = 100000;
   const char *p = v;
@@ -486,11 +486,29 @@ check_annotations (const struct spec_map *a, const struct operator_conf *op, boo
   return 0;
 }
 
+/* agentrt.conf's default_profile is create's: the profile then writes its annotation, which
+   exec reads (policy_only), so a container made before the operator changed the default keeps
+   the profile it was made with.  */
 static bool
 wants_agent (const struct spec_map *a, const struct sandbox_flags *f)
 {
   const char *profile = sandbox_annotation (a, "io.agentrt.profile");
-  return f->agent || (profile && strcmp (profile, "agent") == 0);
+  bool none_asked = profile == NULL || profile[0] == '\0';
+  return f->agent || (profile && strcmp (profile, "agent") == 0)
+         || (none_asked && !f->policy_only && f->op && f->op->default_agent);
+}
+
+/* agentrt.conf's defaults of the limits, which profile_apply writes where config.json has
+   none: after the flags, before the agent profile's own.  */
+static void
+operator_defaults (const struct operator_conf *op, struct profile_edits *out)
+{
+  if (op == NULL)
+    return;
+  out->def_memory = (struct spec_i64){ op->default_memory != 0, (int64_t) op->default_memory };
+  out->def_cpu_quota = (struct spec_i64){ op->default_cpu_quota != 0, op->default_cpu_quota };
+  out->def_pids = (struct spec_i64){ op->default_pids != 0, op->default_pids };
+  out->def_timeout = op->default_timeout;
 }
 
 int
@@ -508,13 +526,14 @@ sandbox_edits (const struct spec_map *a, const struct sandbox_flags *f, struct p
   if (profile && strcmp (profile, "agent") != 0 && strcmp (profile, "") != 0)
     return ar_make_error (err, EINVAL, "annotation io.agentrt.profile: `%s`: only `agent`",
                           profile);
-  out->agent = f->agent || (profile && strcmp (profile, "agent") == 0);
+  out->agent = wants_agent (a, f);
+  operator_defaults (f->op, out);
   if (out->agent && keeps_joined_net (a, f, &out->keep_joined_net, err) < 0)
     return -1;
   /* A container smaller than this cannot even exec a shell; runc's engines refuse 6m.  */
   if (f->memory)
     {
-      if (sandbox_parse_size (f->memory, &bytes) < 0 || bytes < (4ULL << 20))
+      if (sandbox_parse_size (f->memory, &bytes) < 0 || bytes < SANDBOX_MEMORY_MIN)
         return ar_make_error (err, EINVAL,
                               "--memory: `%s`: expected a size of at least 4m (such as 512m, 2g)",
                               f->memory);
@@ -522,7 +541,7 @@ sandbox_edits (const struct spec_map *a, const struct sandbox_flags *f, struct p
     }
   if (f->cpus)
     {
-      if (parse_cpus (f->cpus, &n) < 0)
+      if (sandbox_parse_cpus (f->cpus, &n) < 0)
         return ar_make_error (err, EINVAL,
                               "--cpus: `%s`: expected a number of CPUs from 0.01 to 1024 (such as "
                               "1, 0.5)",
@@ -531,9 +550,9 @@ sandbox_edits (const struct spec_map *a, const struct sandbox_flags *f, struct p
     }
   if (f->pids)
     {
-      if (!ar_parse_int64 (f->pids, 1, 1 << 22, &n))
+      if (!ar_parse_int64 (f->pids, 1, SANDBOX_PIDS_MAX, &n))
         return ar_make_error (err, EINVAL, "--pids: `%s`: expected a number from 1 to %d", f->pids,
-                              1 << 22);
+                              SANDBOX_PIDS_MAX);
       out->pids = (struct spec_i64){ true, n };
     }
   return 0;
@@ -717,7 +736,8 @@ sandbox_resolve (const struct spec_map *a, const struct sandbox_flags *f, struct
   if (!f->audit_budget && f->op)
     out->audit_bytes = f->op->audit_budget;
   if (release == NULL)
-    out->uname_release = xstrdup (SUPERVISOR_DEFAULT_RELEASE);
+    out->uname_release = xstrdup (f->op && f->op->uname_release ? f->op->uname_release
+                                                                : SUPERVISOR_DEFAULT_RELEASE);
   else if (resolve_release (release, &out->uname_release, err) < 0)
     return -1;
   if (ptrace && resolve_ptrace (ptrace, &out->ptrace, err) < 0)

@@ -25,7 +25,9 @@
      io.agentrt.canary          --canary       decoy files (absolute paths, comma list); implies
                                                ephemeral, needs the supervisor
      io.agentrt.profile         --agent        agent: the agent profile (profile.h)
-     -                          --memory --cpus --pids: written into linux.resources  */
+     -                          --memory --cpus --pids: written into linux.resources
+   agentrt.conf gives the defaults of the profile, the limits, the deadline and the release
+   (operator.h): a flag or config.json's own value wins over them.  */
 #ifndef AGENTRT_SANDBOX_H
 #define AGENTRT_SANDBOX_H
 
@@ -133,6 +135,11 @@ int sandbox_edits (const struct spec_map *annotations, const struct sandbox_flag
 /* "64m", "1g", "4096": bytes (k, m, g, t: powers of 1024); "90s", "5m", "1h", "500ms": ms.  */
 int sandbox_parse_size (const char *v, unsigned long long *out);
 int sandbox_parse_duration (const char *v, long long *ms);
+/* "1", "0.5": CPUs as a quota of µs per 100000 µs period (0.01 to 1024).  */
+int sandbox_parse_cpus (const char *v, long long *quota);
+/* --memory's floor (a smaller container cannot exec a shell) and --pids' ceiling.  */
+#define SANDBOX_MEMORY_MIN (4ULL << 20)
+#define SANDBOX_PIDS_MAX (1 << 22)
 
 const char *sandbox_platform_name (enum sandbox_platform p);
 int sandbox_platform_from_name (const char *name, enum sandbox_platform *out);
