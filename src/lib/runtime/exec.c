@@ -260,6 +260,8 @@ prepare_exec_policy (struct exec_policy *ep, ar_error_t *err)
   /* The same filter as the init's: a container with an allowlist has its resolv.conf in its state
      directory (lifecycle.c), and prctl(PR_SET_MM) refused (sandbox.c).  */
   sb.popts.deny_set_mm = faccessat (ep->dirfd, EGRESS_RESOLV_FILE, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+  /* The tier create chose, which a flag or agentrt.conf may have decided.  */
+  sb.popts.strict = ep->s->policy && strcmp (ep->s->policy, "strict") == 0;
   r = policy_init (&p, policy_native_table (), &sb.popts, err);
   sandbox_release (&sb);
   if (r < 0)

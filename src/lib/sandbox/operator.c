@@ -162,6 +162,15 @@ set_supervised_without_pidns (struct operator_conf *c, const char *v, ar_error_t
   return 0;
 }
 
+/* `default` (the default) or `strict`.  */
+static int
+set_policy (struct operator_conf *c, const char *v, ar_error_t *err)
+{
+  if (policy_tier_from_name (v, &c->strict_policy) < 0)
+    return ar_make_error (err, 0, "policy: `%s`: expected default or strict", v);
+  return 0;
+}
+
 static const struct operator_key operator_keys[] = {
   { "dns_servers", set_dns_servers },
   { "dns_host_answers", set_dns_host_answers },
@@ -170,6 +179,7 @@ static const struct operator_key operator_keys[] = {
   { "pod_annotations", set_pod_annotations },
   { "agent_hooks", set_agent_hooks },
   { "supervised_without_pidns", set_supervised_without_pidns },
+  { "policy", set_policy },
 };
 
 /* `line_of`: for each key, the line that set it (0: none yet).  */

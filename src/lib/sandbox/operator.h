@@ -33,6 +33,9 @@
                               removed and the address refused; link-local ones, a cloud's
                               metadata service, are refused whatever this says, and
                               config.json's lists never get either)
+     policy = default|strict  agentrt's syscall policy for containers that name none (by
+                              --policy or annotation io.agentrt.policy); the agent profile's
+                              is strict whatever this says (default: default)
      supervised_without_pidns = allow|refuse
                               may a container with a supervisor or a deadline share the
                               runtime's pid namespace, where it can see, stop and kill the
@@ -60,6 +63,7 @@ struct operator_conf
   struct dns_upstream *dns_servers; /* NULL: resolv.conf's */
   bool dns_host_answers;            /* names may resolve to the host's loopback (netpolicy.h) */
   bool supervised_without_pidns;    /* allowed: see the key above */
+  bool strict_policy;               /* policy = strict */
 };
 
 /* Read `path`, or (named false) the default, whose absence is no error.  */
