@@ -81,25 +81,27 @@ const struct sc_entry sc_generic_entries[] = {
      clone, whose flags it can.  */
   ERRNO (clone3, ENOSYS, "enosys-clone3"),
 
-  /* allow, on the strict allowlist: the calls the compatibility corpus (gcc, make, git, python3
-     with venv, multiprocessing and asyncio, node with child_process and workers, perl, tar/xz,
-     coreutils, procps, bash, dash, busybox) makes, traced with strace -f, and what the libcs
+  /* allow, on the strict allowlist: the calls the compatibility corpus makes (tests/corpus,
+     45 tasks: gcc, g++, make, git, node, python3 with venv, pip, numpy, multiprocessing and
+     asyncio, perl, sqlite3, tar/xz, curl, strace, gdb, procps, busybox; 157 names under runc,
+     /work/notes/corpus-syscalls-x86_64.txt, counted by tools/corpus-syscalls.sh on the
+     sys_enter tracepoints), with strace -f of the same programs on a host, and what the libcs
      and language runtimes call or probe at start and fall back from badly when refused: rseq,
      membarrier (Go, the JVM, liburcu), getrandom, statx, faccessat2, fchmodat2 (glibc 2.39),
      close_range, epoll_pwait2 (libuv, glib), pidfd_open and pidfd_send_signal (asyncio's child
-     watcher, systemd-run), map_shadow_stack (glibc with CET), get/set_mempolicy (libnuma's
-     probe, in ps), timer_create (Go's profiler), waitid (Go's os/exec), sched_setaffinity
-     (taskset).  Also: mlock and munlock (libgcrypt's secure memory: gpgv, so apt), landlock_*
-     (a workload may confine itself further), capset and the set*id calls (su, setpriv, apt's
-     drop to _apt), fallocate (sqlite, pip, dpkg), sendfile (python's shutil.copyfile).
-     STRICT_IF entries are narrowed by argument under strict (filter.c).  */
+     watcher), map_shadow_stack (glibc with CET), get/set_mempolicy (libnuma's probe, in ps),
+     memfd_create, timer_* (Go's profiler), waitid (Go's os/exec), nanosleep (Go's usleep),
+     fstat (Go), gettimeofday (the vDSO's fallback when the clock source is not one it
+     reads), the set*id calls and capset (su, setpriv, apt's drop to _apt), landlock_* and
+     seccomp (a workload, or an agent's tool, may confine itself further).  From the corpus:
+     process_vm_readv, tkill and rt_sigqueueinfo (strace and gdb), setxattr, removexattr and
+     signalfd4.  STRICT_IF entries are narrowed by argument under strict (filter.c).  */
   STRICT (accept),
   STRICT (accept4),
   STRICT (brk),
   STRICT (capget),
   STRICT (capset),
   STRICT (chdir),
-  STRICT (clock_getres),
   STRICT (clock_gettime),
   STRICT (clock_nanosleep),
   STRICT (close),
@@ -136,7 +138,6 @@ const struct sc_entry sc_generic_entries[] = {
   STRICT (ftruncate),
   STRICT (futex),
   STRICT (get_mempolicy),
-  STRICT (getcpu),
   STRICT (getcwd),
   STRICT (getdents64),
   STRICT (getegid),
@@ -176,12 +177,10 @@ const struct sc_entry sc_generic_entries[] = {
   STRICT (memfd_create),
   STRICT (mkdirat),
   STRICT (mknodat),
-  STRICT (mlock),
   STRICT (mmap),
   STRICT (mprotect),
   STRICT_IF (mremap, SCOND_MREMAP_STRICT),
   STRICT (msync),
-  STRICT (munlock),
   STRICT (munmap),
   STRICT (nanosleep),
   STRICT (newfstatat),
@@ -192,23 +191,23 @@ const struct sc_entry sc_generic_entries[] = {
   STRICT (ppoll),
   STRICT_IF (prctl, SCOND_PRCTL_STRICT),
   STRICT (pread64),
-  STRICT (preadv),
   STRICT (prlimit64),
+  STRICT (process_vm_readv),
   STRICT (pselect6),
   STRICT (pwrite64),
-  STRICT (pwritev),
   STRICT (read),
   STRICT (readlinkat),
   STRICT (readv),
   STRICT (recvfrom),
-  STRICT (recvmmsg),
   STRICT (recvmsg),
+  STRICT (removexattr),
   STRICT (renameat),
   STRICT (renameat2),
   STRICT (restart_syscall),
   STRICT (rseq),
   STRICT (rt_sigaction),
   STRICT (rt_sigprocmask),
+  STRICT (rt_sigqueueinfo),
   STRICT (rt_sigreturn),
   STRICT (rt_sigsuspend),
   STRICT (rt_sigtimedwait),
@@ -234,12 +233,13 @@ const struct sc_entry sc_generic_entries[] = {
   STRICT (setsid),
   STRICT (setsockopt),
   STRICT (setuid),
+  STRICT (setxattr),
   STRICT (shutdown),
   STRICT (sigaltstack),
+  STRICT (signalfd4),
   STRICT (statfs),
   STRICT (statx),
   STRICT (symlinkat),
-  STRICT (sync),
   STRICT (tgkill),
   STRICT (timer_create),
   STRICT (timer_delete),
@@ -247,6 +247,7 @@ const struct sc_entry sc_generic_entries[] = {
   STRICT (timer_settime),
   STRICT (timerfd_create),
   STRICT (timerfd_settime),
+  STRICT (tkill),
   STRICT (truncate),
   STRICT (umask),
   STRICT (unlinkat),
@@ -259,31 +260,31 @@ const struct sc_entry sc_generic_entries[] = {
   /* allow in the default tier only: nothing in the corpus calls these, and each is kernel code
      a workload does not otherwise reach; refused, it is an ENOSYS audit record naming it (rule
      refuse-strict), which is how a call a real program needs shows up.  System V IPC (msg*,
-     sem*, shm*: postgres and X11's MIT-SHM; python's multiprocessing uses POSIX semaphores
-     on futexes and /dev/shm) and POSIX message queues (mq_*); Linux AIO (io_*: libaio,
-     databases; node and python use threads); splice, tee and vmsplice (the pipe-buffer code of
-     Dirty Pipe; cp and python use copy_file_range and sendfile); NUMA placement (mbind,
-     migrate_pages, move_pages, set_mempolicy_home_node; get/set_mempolicy stay: libnuma's
-     probe in ps); futex2 (futex_wait, futex_wake, futex_requeue, futex_waitv: Wine only so
-     far); openat2 (glibc never calls it); kcmp, pidfd_getfd, process_madvise,
-     process_mrelease, process_vm_readv (another process's files and memory; strace falls back
-     to PTRACE_PEEKDATA, gdb reads /proc/PID/mem); pkey_* (V8 probes pkey_alloc and runs
-     without protection keys on ENOSYS, as on a CPU without PKU); memfd_secret (off unless
-     booted with secretmem); mincore (a page-cache side channel); mlock2, mlockall,
-     munlockall; chroot, sethostname, setdomainname, vhangup (capabilities the agent profile
-     drops); setfsuid, setfsgid (NFS and Samba servers); the scheduling-policy calls
-     (sched_setattr's SCHED_DEADLINE, sched_setscheduler, sched_setparam and their getters:
-     chrt; glibc's threads do not call them); preadv2, pwritev2 (glibc's preadv and pwritev
-     use the plain calls); the rare signal and timer calls (rt_sigqueueinfo,
-     rt_tgsigqueueinfo, rt_sigpending, tkill: glibc uses tgkill; getitimer,
-     timer_getoverrun, timerfd_gettime; signalfd4: systemd's); times, getsid, getpgid (shells
-     use getpgrp, ps reads /proc); removing xattrs and setting them by path (setxattr,
-     lsetxattr, *removexattr: cp -a and tar set them through fsetxattr); ioprio_*, readahead,
-     sync_file_range, syncfs; remap_file_pages (deprecated, emulated); cachestat;
-     fanotify_mark (fanotify_init is supervised; without a group it is useless);
-     get_robust_list (CRIU).  */
+     sem*, shm*: postgres and X11's MIT-SHM; python's multiprocessing uses POSIX semaphores on
+     futexes and /dev/shm) and POSIX message queues (mq_*); Linux AIO (io_*: libaio,
+     databases; node and python use threads); splice, tee and vmsplice (the pipe-buffer code
+     of Dirty Pipe; cp and python use copy_file_range and sendfile); NUMA placement (mbind,
+     migrate_pages, move_pages, set_mempolicy_home_node); futex2 (futex_wait, futex_wake,
+     futex_requeue, futex_waitv: Wine only so far); openat2 (glibc never calls it); kcmp,
+     pidfd_getfd, process_madvise, process_mrelease (another process's files and memory);
+     pkey_* (node's V8 probes pkey_alloc and, on ENOSYS, runs without protection keys as on a
+     CPU without PKU); memfd_secret (off unless booted with secretmem); mincore (a page-cache
+     side channel); mlock, munlock, mlock2, mlockall, munlockall (libgcrypt warns and goes on
+     without locked memory); chroot, sethostname, setdomainname, vhangup (capabilities the
+     agent profile drops); setfsuid, setfsgid (NFS and Samba servers); the scheduling-policy
+     calls (sched_setattr's SCHED_DEADLINE, sched_setscheduler, sched_setparam and their
+     getters: chrt; glibc's threads do not call them); preadv, pwritev, preadv2, pwritev2,
+     recvmmsg (libuv probes it and falls back to recvmsg); clock_getres and getcpu (the vDSO
+     answers them on x86_64 and aarch64; glibc reads the CPU from rseq); sync (glibc's sync
+     returns nothing: coreutils' sync succeeds, without writing back), syncfs,
+     sync_file_range; the rare signal and timer calls (rt_tgsigqueueinfo, rt_sigpending,
+     getitimer, timer_getoverrun, timerfd_gettime); times, getsid, getpgid (shells use
+     getpgrp, ps reads /proc); lsetxattr, lremovexattr, fremovexattr; ioprio_*, readahead;
+     remap_file_pages (deprecated, emulated); cachestat; fanotify_mark (fanotify_init is
+     supervised; without a group it is useless); get_robust_list (CRIU).  */
   ALLOW (cachestat),
   ALLOW (chroot),
+  ALLOW (clock_getres),
   ALLOW (fanotify_mark),
   ALLOW (fremovexattr),
   ALLOW (futex_requeue),
@@ -291,6 +292,7 @@ const struct sc_entry sc_generic_entries[] = {
   ALLOW (futex_waitv),
   ALLOW (futex_wake),
   ALLOW (get_robust_list),
+  ALLOW (getcpu),
   ALLOW (getitimer),
   ALLOW (getpgid),
   ALLOW (getsid),
@@ -309,6 +311,7 @@ const struct sc_entry sc_generic_entries[] = {
   ALLOW (memfd_secret),
   ALLOW (migrate_pages),
   ALLOW (mincore),
+  ALLOW (mlock),
   ALLOW (mlock2),
   ALLOW (mlockall),
   ALLOW (move_pages),
@@ -322,22 +325,23 @@ const struct sc_entry sc_generic_entries[] = {
   ALLOW (msgget),
   ALLOW (msgrcv),
   ALLOW (msgsnd),
+  ALLOW (munlock),
   ALLOW (munlockall),
   ALLOW (openat2),
   ALLOW (pidfd_getfd),
   ALLOW (pkey_alloc),
   ALLOW (pkey_free),
   ALLOW (pkey_mprotect),
+  ALLOW (preadv),
   ALLOW (preadv2),
   ALLOW (process_madvise),
   ALLOW (process_mrelease),
-  ALLOW (process_vm_readv),
+  ALLOW (pwritev),
   ALLOW (pwritev2),
   ALLOW (readahead),
+  ALLOW (recvmmsg),
   ALLOW (remap_file_pages),
-  ALLOW (removexattr),
   ALLOW (rt_sigpending),
-  ALLOW (rt_sigqueueinfo),
   ALLOW (rt_tgsigqueueinfo),
   ALLOW (sched_get_priority_max),
   ALLOW (sched_get_priority_min),
@@ -357,20 +361,18 @@ const struct sc_entry sc_generic_entries[] = {
   ALLOW (setfsgid),
   ALLOW (setfsuid),
   ALLOW (sethostname),
-  ALLOW (setxattr),
   ALLOW (shmat),
   ALLOW (shmctl),
   ALLOW (shmdt),
   ALLOW (shmget),
-  ALLOW (signalfd4),
   ALLOW (splice),
+  ALLOW (sync),
   ALLOW (sync_file_range),
   ALLOW (syncfs),
   ALLOW (tee),
   ALLOW (timer_getoverrun),
   ALLOW (timerfd_gettime),
   ALLOW (times),
-  ALLOW (tkill),
   ALLOW (vhangup),
   ALLOW (vmsplice),
 
