@@ -280,8 +280,9 @@ const struct sc_entry sc_generic_entries[] = {
      sync_file_range; the rare signal and timer calls (rt_tgsigqueueinfo, rt_sigpending,
      getitimer, timer_getoverrun, timerfd_gettime); times, getsid, getpgid (shells use
      getpgrp, ps reads /proc); lsetxattr, lremovexattr, fremovexattr; ioprio_*, readahead;
-     remap_file_pages (deprecated, emulated); cachestat; fanotify_mark (fanotify_init is
-     supervised; without a group it is useless); get_robust_list (CRIU).  */
+     remap_file_pages (deprecated, emulated); cachestat; fanotify_mark (no program of the
+     corpus uses fanotify; fanotify_init stays supervised and capped, its groups markless);
+     get_robust_list (CRIU).  */
   ALLOW (cachestat),
   ALLOW (chroot),
   ALLOW (clock_getres),
