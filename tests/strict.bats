@@ -163,6 +163,18 @@ records() { jq -c --arg r "$1" 'select(.rule == $r)' "$(LOG)"; }
   leaves_nothing
 }
 
+@test "strict: on the ptrace platform too: ENOSYS and a record from the tracer" {
+  probe_args shmdt getppid ioctl-tiocsetd
+  agentrt run --platform ptrace --policy strict --audit-log "$(LOG)" -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"shmdt ENOSYS"* ]]
+  [[ "$output" == *"getppid ok"* ]]
+  [[ "$output" == *"ioctl-tiocsetd ENOTTY"* ]]
+  [ "$(records refuse-strict | jq -r .syscall)" = shmdt ]
+  [ -n "$(records refuse-strict-ioctl)" ]
+  leaves_nothing
+}
+
 @test "strict: busybox's shell and tools run under it without a refusal" {
   update_config '.root.readonly = false | .process.args = ["/bin/sh", "-c",
     "mkdir -p /tmp/d && cd /tmp/d && echo hi > f && cp f g && ls -la >/dev/null && tar cf t.tar f g && tar tf t.tar >/dev/null && ps >/dev/null && (sleep 0.1 &) && wait && sort f | uniq | wc -l && id -u && date >/dev/null && echo done"]'
