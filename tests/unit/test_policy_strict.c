@@ -517,6 +517,50 @@ test_filter (void)
   return ret;
 }
 
+/* The arguments the corpus gives the calls strict narrows (tests/corpus/syscall-args-x86_64.txt
+   of the corpus's branch, perf on the sys_enter tracepoints under runc): each one is allowed in
+   the kernel under strict.  */
+static int
+test_corpus_args_allowed (void)
+{
+  static const struct
+  {
+    const char *name;
+    uint64_t a[4];
+  } used[] = {
+    { "fcntl", { 0x0, 0x0, 0x0, 0x0 } },        { "fcntl", { 0x0, 0x1, 0x0, 0x0 } },
+    { "fcntl", { 0x0, 0x406, 0x0, 0x0 } },      { "fcntl", { 0x0, 0x408, 0x0, 0x0 } },
+    { "fcntl", { 0x0, 0x2, 0x0, 0x0 } },        { "fcntl", { 0x0, 0x3, 0x0, 0x0 } },
+    { "fcntl", { 0x0, 0x4, 0x0, 0x0 } },        { "fcntl", { 0x0, 0x5, 0x0, 0x0 } },
+    { "fcntl", { 0x0, 0x6, 0x0, 0x0 } },        { "fcntl", { 0x0, 0x7, 0x0, 0x0 } },
+    { "ioctl", { 0x0, 0x40045431, 0x0, 0x0 } }, { "ioctl", { 0x0, 0x40049409, 0x0, 0x0 } },
+    { "ioctl", { 0x0, 0x5401, 0x0, 0x0 } },     { "ioctl", { 0x0, 0x5402, 0x0, 0x0 } },
+    { "ioctl", { 0x0, 0x540e, 0x0, 0x0 } },     { "ioctl", { 0x0, 0x540f, 0x0, 0x0 } },
+    { "ioctl", { 0x0, 0x5413, 0x0, 0x0 } },     { "ioctl", { 0x0, 0x5421, 0x0, 0x0 } },
+    { "ioctl", { 0x0, 0x5441, 0x0, 0x0 } },     { "ioctl", { 0x0, 0x5451, 0x0, 0x0 } },
+    { "ioctl", { 0x0, 0x80045430, 0x0, 0x0 } }, { "madvise", { 0x0, 0x1000, 0xa, 0x0 } },
+    { "madvise", { 0x0, 0x1000, 0xf, 0x0 } },   { "madvise", { 0x0, 0x1000, 0x10, 0x0 } },
+    { "madvise", { 0x0, 0x1000, 0x3, 0x0 } },   { "madvise", { 0x0, 0x1000, 0x4, 0x0 } },
+    { "mremap", { 0x0, 0x1000, 0x2000, 0x1 } }, { "prctl", { 0x1, 0x0, 0x0, 0x0 } },
+    { "prctl", { 0x59616d61, 0x0, 0x0, 0x0 } }, { "prctl", { 0xf, 0x0, 0x0, 0x0 } },
+    { "prctl", { 0x17, 0x0, 0x0, 0x0 } },       { "prctl", { 0x3, 0x0, 0x0, 0x0 } },
+    { "socket", { 0x1, 0x1, 0x0, 0x0 } },       { "socket", { 0xa, 0x1, 0x0, 0x0 } },
+    { "socket", { 0xa, 0x2, 0x0, 0x0 } },       { "socket", { 0x2, 0x1, 0x0, 0x0 } },
+    { "socket", { 0x2, 0x1, 0x6, 0x0 } },       { "socket", { 0x2, 0x2, 0x0, 0x0 } },
+  };
+  struct filter s;
+
+  if (compile (&s, true) < 0)
+    return -1;
+  for (size_t i = 0; i < ARRAY_SIZE (used); i++)
+    if (!ALLOWED (&s, used[i].name, used[i].a[0], used[i].a[1], used[i].a[2], used[i].a[3]))
+      TAP_FAIL ("%s (%#llx, %#llx, %#llx, %#llx), which the corpus makes, is not allowed",
+                used[i].name, (unsigned long long) used[i].a[0], (unsigned long long) used[i].a[1],
+                (unsigned long long) used[i].a[2], (unsigned long long) used[i].a[3]);
+  filter_release (&s);
+  return 0;
+}
+
 /* The hot calls are allowed whatever their arguments, without the filter reading one: the
    kernel's action cache (seccomp_cache_prepare) then allows them without running the filter.
    So the strict tier costs them nothing; only the narrowed calls run it.  */
@@ -559,6 +603,7 @@ main (void)
   RUN_TEST (test_entries);
   RUN_TEST (test_corpus_allowed);
   RUN_TEST (test_filter);
+  RUN_TEST (test_corpus_args_allowed);
   RUN_TEST (test_hot_calls_cached);
   TAP_END ();
 }
