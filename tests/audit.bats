@@ -164,3 +164,23 @@ flood_count() { sed -n "s/.*\\b$1=\\([0-9]*\\).*/\\1/p" <<<"$output" | tail -1; 
   [[ "$output" == *'"comm":"old\u009b"'* ]]
   jq -e . <<<"$output" >/dev/null
 }
+
+# The supervisor lets the kernel run an exec (it does not learn the result): it looks the path
+# up first, in the caller's root and cwd, and records what the kernel will refuse.
+@test "audit: an exec the kernel refuses records its outcome: ENOENT for a PATH search's misses, EACCES for a directory or a file without x" {
+  printf 'echo hi\n' >"$BUNDLE/rootfs/bin/notexec"
+  chmod 0644 "$BUNDLE/rootfs/bin/notexec"
+  update_config '.process.cwd = "/bin" | .process.args = ["/bin/sh", "-c",
+    "env PATH=/nope:/bin probe deny --list >/dev/null; /bin/nosuch; /tmp; /bin/notexec; ./nosuch2; ./probe deny --list >/dev/null; true"]'
+  agentrt run --keep -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  # The miss keeps the caller's name (env's), the program found takes its own.
+  [ "$(records '.syscall == "execve" and .args.path == "/nope/probe" and .verdict == "allow" and .args.outcome == "ENOENT" and .comm == "env"')" -eq 1 ]
+  [ "$(records '.syscall == "execve" and .args.path == "/bin/probe" and .args.outcome == null and .comm == "probe"')" -eq 1 ]
+  [ "$(records '.syscall == "execve" and .args.path == "/bin/nosuch" and .args.outcome == "ENOENT"')" -eq 1 ]
+  [ "$(records '.syscall == "execve" and .args.path == "/tmp" and .args.outcome == "EACCES"')" -eq 1 ]
+  [ "$(records '.syscall == "execve" and .args.path == "/bin/notexec" and .args.outcome == "EACCES"')" -eq 1 ]
+  # Relative paths resolve from the caller's cwd.
+  [ "$(records '.syscall == "execve" and .args.path == "./nosuch2" and .args.outcome == "ENOENT"')" -eq 1 ]
+  [ "$(records '.syscall == "execve" and .args.path == "./probe" and .args.outcome == null')" -eq 1 ]
+}

@@ -59,7 +59,7 @@ refused() {
   refused io.agentrt.platform none \
     "annotation io.agentrt.platform=none turns the supervisor off: that is the operator's to ask for (--platform none, or pod_annotations = io.agentrt.platform in agentrt.conf)"
   refused io.agentrt.policy.ptrace allow \
-    "annotation io.agentrt.policy.ptrace=allow lets the workload trace its processes: that is the operator's"
+    "annotation io.agentrt.policy.ptrace=allow lets the workload trace where the default refuses it: that is the operator's"
   annotate io.agentrt.platform ptrace
   annotate io.agentrt.policy.ptrace deny
   agentrt run -b "$BUNDLE" "$CID"
@@ -248,7 +248,7 @@ with_default_conf() {
   conf "pod_annotations = io.agentrt.platform"
   agentrt --config "$CONF" run -b "$BUNDLE" "$CID-3"
   [ "$status" -eq 1 ]
-  [[ "$output" == *"annotation io.agentrt.policy.ptrace=allow lets the workload trace its processes"* ]]
+  [[ "$output" == *"annotation io.agentrt.policy.ptrace=allow lets the workload trace where the default refuses it"* ]]
   leaves_nothing
 }
 
@@ -330,7 +330,7 @@ refused_beside() {
   # The operator takes it back: a new process does not get it.
   agentrt exec "$CID" /bin/true
   [ "$status" -eq 1 ]
-  [ "$output" = "agentrt: annotation io.agentrt.policy.ptrace=allow lets the workload trace its processes: that is the operator's to ask for (pod_annotations = io.agentrt.policy.ptrace in agentrt.conf), not config.json's" ]
+  [ "$output" = "agentrt: annotation io.agentrt.policy.ptrace=allow lets the workload trace where the default refuses it: that is the operator's to ask for (pod_annotations = io.agentrt.policy.ptrace in agentrt.conf), not config.json's" ]
   agentrt delete --force "$CID"
   [ "$status" -eq 0 ]
   leaves_nothing

@@ -224,7 +224,8 @@ if __name__ == "__main__":
   grep -qE '^shmget +[0-9]+ +deny +- +deny:ENOSYS +warn +refuse-strict$' <<<"$output"
   grep -qE '^read +0 +allow ' <<<"$output"
   agentrt policy show --arch x86_64
-  [[ "${lines[-1]}" == "policy default (x86_64): reachable in the kernel: 309 (allow 302, allow-if 7)"* ]]
+  [[ "${lines[-1]}" == "policy default (x86_64): reachable in the kernel: "* ]]
+  [ "$(sed -E 's/.*reachable in the kernel: ([0-9]+) .*/\1/' <<<"${lines[-1]}")" -gt "$n" ]
   agentrt policy show --tier lax
   [ "$status" -ne 0 ]
   [[ "$output" == *"--tier: expected default or strict, not \`lax\`"* ]]

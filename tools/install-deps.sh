@@ -9,7 +9,7 @@
 #                                  and iptables for a pod network built in namespaces of its own,
 #                                  and clang with its sanitizer and libFuzzer runtime (libclang-rt,
 #                                  only recommended by clang) and llvm-symbolizer for `make fuzz`
-#                                  and `make sanitize`
+#                                  and `make sanitize`; perf for tools/corpus-syscalls.sh
 set -eu
 export DEBIAN_FRONTEND=noninteractive
 build="autoconf automake libtool make gcc libc6-dev pkg-config git ca-certificates groff-base man-db
@@ -17,7 +17,7 @@ build="autoconf automake libtool make gcc libc6-dev pkg-config git ca-certificat
 demo="busybox-static debootstrap python3 jq procps util-linux bsdutils"
 tests="bats clang-format zsh fish tmux qemu-system-x86 cpio xz-utils strace e2fsprogs binutils
   podman conmon runc containerd docker.io python3-grpcio clang libclang-rt-14-dev llvm
-  containernetworking-plugins iptables"
+  containernetworking-plugins iptables linux-perf"
 case "${1:-}" in
   "") set -- $build $demo ;;
   --tests) set -- $build $demo $tests ;;

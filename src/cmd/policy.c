@@ -170,7 +170,8 @@ cmd_policy (struct ar_globals *g, int argc, char **argv, ar_error_t *err)
     NULL,
   };
   struct policy_input in = { .format = "table", .tier = "default" };
-  struct policy_opts o = { 0 };
+  /* A default container's: the seccomp platform, a pid namespace of its own (ptrace allowed).  */
+  struct policy_opts o = { .allow_ptrace = true };
   const struct sc_table *t;
   struct policy p;
 

@@ -2,7 +2,12 @@
    workload's side, what the supervisor denies and what it emulates.
 
      probe deny [--list]   call each syscall of agentrt's deny list and expect EPERM; check that
-                           a few allowed calls still work
+                           a few allowed calls still work (ptrace, process_vm_*v and
+                           clone(CLONE_UNTRACED), which depend on the platform and the pid
+                           namespace, are tracer.c's)
+     probe deny NAME...    only the checks named (as --list prints them)
+     probe affinity CPU    sched_getaffinity of a thread pinned to CPU, by its tid; with a
+                           one-byte buffer; of pid -1
      probe emulate [--mem BYTES] [--cpus N] [--release R] [--hostname H]
                            check what uname, sysinfo, sched_getaffinity and the virtual /proc and
                            /sys files report against the container's limits
@@ -64,12 +69,15 @@
 #include <sys/sysinfo.h>
 #include <sys/timex.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <netinet/in.h>
+#include <arpa/inet.h>
+#include <stddef.h>
 #include <poll.h>
 #include <pthread.h>
 
@@ -455,51 +463,6 @@ c_seccomp_listener (void)
   return syscall (SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
 }
 
-/* A child the ptrace platform's tracer would not follow.  */
-static long
-c_clone_untraced (void)
-{
-  return raw_clone (CLONE_UNTRACED);
-}
-
-/* The target is a child of ours that sleeps: the kernel (uid, Yama) would let us attach, so
-   only the filter refuses.  Tracing our parent instead would be refused by Yama even without
-   a filter, and in the container the parent may be pid 0.  */
-static long
-c_ptrace (void)
-{
-  pid_t t = fork ();
-  if (t < 0)
-    return -1;
-  if (t == 0)
-    {
-      /* Our own alarm kills only us: the target must not outlive us.  */
-      prctl (PR_SET_PDEATHSIG, SIGKILL);
-      for (;;)
-        pause ();
-    }
-  long r = ptrace (PTRACE_ATTACH, t, NULL, NULL);
-  int e = errno;
-  if (r == 0)
-    {
-      waitpid (t, NULL, __WALL);
-      ptrace (PTRACE_DETACH, t, NULL, NULL);
-    }
-  kill (t, SIGKILL);
-  waitpid (t, NULL, __WALL);
-  errno = e;
-  return r;
-}
-
-/* Into our own memory.  */
-static long
-c_process_vm_writev (void)
-{
-  static char src[8] = "probe", dst[8];
-  struct iovec l = { src, sizeof src }, rv = { dst, sizeof dst };
-  return syscall (SYS_process_vm_writev, getpid (), &l, 1UL, &rv, 1UL, 0UL);
-}
-
 /* acct opens without O_CREAT: ENOENT, and accounting is left as it was.  */
 static long
 c_acct (void)
@@ -569,6 +532,18 @@ c_adjtimex (void)
   struct timex t;
   memset (&t, 0, sizeof t);
   t.modes = ADJ_OFFSET_SS_READ;
+  return syscall (SYS_adjtimex, &t);
+}
+
+/* A change of the tick, to a value the kernel would refuse (EINVAL) even from a caller with
+   CAP_SYS_TIME: should the call ever reach it, the host's clock stays as it is.  */
+static long
+c_adjtimex_tick (void)
+{
+  struct timex t;
+  memset (&t, 0, sizeof t);
+  t.modes = ADJ_TICK;
+  t.tick = 1;
   return syscall (SYS_adjtimex, &t);
 }
 
@@ -765,7 +740,7 @@ static const struct check deny_checks[] = {
   DENY ("add_key", c_add_key),
   DENY ("request_key", c_request_key),
   DENY ("userfaultfd", c_userfaultfd),
-  DENY ("io_uring_setup", c_io_uring_setup),
+  { "io_uring_setup", c_io_uring_setup, { ENOSYS }, false },
   DENY ("io_uring_enter", c_io_uring_enter),
   DENY ("io_uring_register", c_io_uring_register),
   DENY ("open_by_handle_at", c_open_by_handle_at),
@@ -774,10 +749,7 @@ static const struct check deny_checks[] = {
   DENY ("unshare(CLONE_NEWNS)", c_unshare_newns),
   DENY ("unshare(CLONE_NEWUSER)", c_unshare_newuser),
   DENY ("clone(CLONE_NEWUSER)", c_clone_newuser),
-  DENY ("clone(CLONE_UNTRACED)", c_clone_untraced),
   DENY ("seccomp(NEW_LISTENER)", c_seccomp_listener),
-  DENY ("ptrace(PTRACE_ATTACH)", c_ptrace),
-  DENY ("process_vm_writev", c_process_vm_writev),
   DENY ("acct", c_acct),
   DENY ("quotactl", c_quotactl),
   DENY ("syslog", c_syslog),
@@ -793,7 +765,7 @@ static const struct check deny_checks[] = {
 #endif
   DENY ("settimeofday", c_settimeofday),
   DENY ("clock_settime", c_clock_settime),
-  DENY ("adjtimex(ADJ_OFFSET_SS_READ)", c_adjtimex),
+  DENY ("adjtimex(ADJ_TICK)", c_adjtimex_tick),
   DENY ("personality(PER_LINUX32)", c_personality_linux32),
 #ifdef SYS_modify_ldt
   DENY ("modify_ldt", c_modify_ldt),
@@ -826,6 +798,7 @@ static const struct check deny_checks[] = {
   { "socket(AF_PACKET)", c_socket_packet, { EPERM, EAFNOSUPPORT }, false },
   OK ("allowed:unshare(0)", c_unshare_0),
   OK ("allowed:personality(0xffffffff)", c_personality_query),
+  OK ("allowed:adjtimex(ADJ_OFFSET_SS_READ)", c_adjtimex),
   OK ("allowed:getppid", c_getppid),
   OK ("allowed:socket(AF_INET)", c_socket_inet),
   OK ("allowed:fork+wait", c_fork_wait),
@@ -962,14 +935,26 @@ cmd_deny (int argc, char **argv)
         puts (deny_checks[i].name);
       return 0;
     }
-  if (argc != 2)
+  /* Only the checks named, in the order named (probe deny NAME...).  */
+  size_t pick[64];
+  int npick = 0;
+  for (int a = 2; a < argc; a++)
     {
-      fprintf (stderr, "usage: probe deny [--list]\n");
-      return 2;
+      size_t i = 0;
+      while (i < n && strcmp (deny_checks[i].name, argv[a]) != 0)
+        i++;
+      if (i == n || npick == 64)
+        {
+          fprintf (stderr, "probe deny: no check `%s` (probe deny --list)\n", argv[a]);
+          return 2;
+        }
+      pick[npick++] = i;
     }
   make_workdir ();
   int failed = 0;
-  for (size_t i = 0; i < n; i++)
+  for (int k = 0; k < npick; k++)
+    failed += !run_check (&deny_checks[pick[k]]);
+  for (size_t i = 0; npick == 0 && i < n; i++)
     failed += !run_check (&deny_checks[i]);
   if (strcmp (workdir, NOWHERE) != 0)
     rmdir (workdir);
@@ -1622,6 +1607,62 @@ cmd_threads (long n)
   return joined == n ? 0 : 1;
 }
 
+/* affinity: sched_getaffinity of another thread (pinned to CPU `cpu`) by its tid, then with a
+   buffer of one byte and a negative pid; one line each: the CPUs ("1", "0 1") or the errno.  */
+static pthread_barrier_t aff_ready, aff_done;
+static pid_t aff_tid;
+
+static void *
+aff_thread (void *arg)
+{
+  cpu_set_t set;
+
+  CPU_ZERO (&set);
+  CPU_SET ((int) (long) arg, &set);
+  if (sched_setaffinity (0, sizeof set, &set) < 0)
+    perror ("sched_setaffinity");
+  aff_tid = (pid_t) syscall (SYS_gettid);
+  pthread_barrier_wait (&aff_ready);
+  pthread_barrier_wait (&aff_done);
+  return NULL;
+}
+
+static void
+aff_print (const char *what, long r, const cpu_set_t *set)
+{
+  printf ("%s:", what);
+  if (r < 0)
+    printf (" %s", errno_name (errno));
+  for (int c = 0; r >= 0 && c < CPU_SETSIZE; c++)
+    if (CPU_ISSET (c, set))
+      printf (" %d", c);
+  printf ("\n");
+}
+
+static int
+cmd_affinity (int cpu)
+{
+  pthread_t t;
+  cpu_set_t set;
+  long r;
+
+  pthread_barrier_init (&aff_ready, NULL, 2);
+  pthread_barrier_init (&aff_done, NULL, 2);
+  if (pthread_create (&t, NULL, aff_thread, (void *) (long) cpu) != 0)
+    return 1;
+  pthread_barrier_wait (&aff_ready);
+  CPU_ZERO (&set);
+  r = syscall (SYS_sched_getaffinity, aff_tid, sizeof set, &set);
+  aff_print ("thread", r, &set);
+  pthread_barrier_wait (&aff_done);
+  pthread_join (t, NULL);
+  r = syscall (SYS_sched_getaffinity, 0, 1, &set);
+  aff_print ("size1", r, &set);
+  r = syscall (SYS_sched_getaffinity, -1, sizeof set, &set);
+  aff_print ("pid-1", r, &set);
+  return 0;
+}
+
 static int
 cmd_orphan (void)
 {
@@ -1635,6 +1676,103 @@ cmd_orphan (void)
   /* The main thread alone, as pthread_exit does once libc's cleanups have run.  */
   for (;;)
     syscall (SYS_exit, 0);
+}
+
+/* ---- landlock: what the second wall refuses (tests/landlock.bats) ---------------------- */
+
+static void
+ll_print (const char *what, long r)
+{
+  if (r < 0)
+    printf ("%s: %s\n", what, errno_name (errno));
+  else
+    printf ("%s: %ld\n", what, r);
+}
+
+/* Connect to the abstract unix socket @NAME (stream).  */
+static long
+ll_abstract_connect (const char *name)
+{
+  struct sockaddr_un sa = { .sun_family = AF_UNIX };
+  size_t n = strlen (name);
+  int s = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  long r;
+
+  if (s < 0 || n + 1 > sizeof sa.sun_path)
+    return -1;
+  memcpy (sa.sun_path + 1, name, n);
+  r = connect (s, (struct sockaddr *) &sa,
+               (socklen_t) (offsetof (struct sockaddr_un, sun_path) + 1 + n));
+  close (s);
+  return r;
+}
+
+/* One of our own: listen on @NAME here, then connect to it.  */
+static long
+ll_abstract_self (const char *name)
+{
+  struct sockaddr_un sa = { .sun_family = AF_UNIX };
+  size_t n = strlen (name);
+  int s = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  long r;
+
+  if (s < 0 || n + 1 > sizeof sa.sun_path)
+    return -1;
+  memcpy (sa.sun_path + 1, name, n);
+  if (bind (s, (struct sockaddr *) &sa,
+            (socklen_t) (offsetof (struct sockaddr_un, sun_path) + 1 + n))
+          < 0
+      || listen (s, 4) < 0)
+    {
+      close (s);
+      return -1;
+    }
+  r = ll_abstract_connect (name);
+  close (s);
+  return r;
+}
+
+/* A TCP listener on 127.0.0.1 (any port), then a connect to it, then a TCP Fast Open sendto to
+   it: a connect made by sendto, which the supervisor never sees.  */
+static int
+ll_tcp (void)
+{
+  struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
+  socklen_t len = sizeof sa;
+  int l = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), c, f;
+
+  if (l < 0 || bind (l, (struct sockaddr *) &sa, sizeof sa) < 0 || listen (l, 8) < 0
+      || getsockname (l, (struct sockaddr *) &sa, &len) < 0)
+    {
+      ll_print ("listen", -1);
+      return 1;
+    }
+  ll_print ("listen", 0);
+  c = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ll_print ("connect", connect (c, (struct sockaddr *) &sa, sizeof sa));
+  f = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ll_print ("fastopen", sendto (f, "x", 1, MSG_FASTOPEN, (struct sockaddr *) &sa, sizeof sa));
+  close (c);
+  close (f);
+  close (l);
+  return 0;
+}
+
+/* probe landlock kill PID SIG | abstract NAME | abstract-self NAME | tcp  */
+static int
+cmd_landlock (int argc, char **argv)
+{
+  if (argc == 5 && strcmp (argv[2], "kill") == 0)
+    ll_print ("kill", kill ((pid_t) atol (argv[3]), atoi (argv[4])));
+  else if (argc == 4 && strcmp (argv[2], "abstract") == 0)
+    ll_print ("abstract", ll_abstract_connect (argv[3]));
+  else if (argc == 4 && strcmp (argv[2], "abstract-self") == 0)
+    ll_print ("abstract-self", ll_abstract_self (argv[3]));
+  else if (argc == 3 && strcmp (argv[2], "tcp") == 0)
+    return ll_tcp ();
+  else
+    return 2;
+  return 0;
 }
 
 int
@@ -1658,12 +1796,17 @@ main (int argc, char **argv)
     return cmd_flood (argc, argv);
   if (argc >= 2 && strcmp (argv[1], "watch") == 0)
     return cmd_watch (argc, argv);
+  if (argc >= 2 && strcmp (argv[1], "landlock") == 0)
+    return cmd_landlock (argc, argv);
   if (argc == 2 && strcmp (argv[1], "orphan") == 0)
     return cmd_orphan ();
   if (argc == 3 && strcmp (argv[1], "threads") == 0 && atol (argv[2]) > 0)
     return cmd_threads (atol (argv[2]));
-  fprintf (stderr, "usage: probe deny [--list] | emulate [OPTIONS] | mount DIR | loop N CALL | "
-                   "hold KIND N | flood N | watch KIND N DIR | fdscan PROCS FDS N | threads N | "
-                   "orphan\n");
+  if (argc == 3 && strcmp (argv[1], "affinity") == 0)
+    return cmd_affinity (atoi (argv[2]));
+  fprintf (stderr,
+           "usage: probe deny [--list | NAME...] | emulate [OPTIONS] | mount DIR | loop N CALL | "
+           "hold KIND N | flood N | watch KIND N DIR | fdscan PROCS FDS N | threads N | "
+           "orphan | affinity CPU | landlock kill PID SIG|abstract NAME|abstract-self NAME|tcp\n");
   return 2;
 }

@@ -349,8 +349,8 @@ test_annotations_who (void)
                  "ask for (--audit-log or audit_dir, or pod_annotations = io.agentrt.audit in "
                  "agentrt.conf), not config.json's",
                  &none, "c1", "io.agentrt.audit", "/etc/passwd");
-  CHECK_RESOLVE ("annotation io.agentrt.policy.ptrace=allow lets the workload trace its "
-                 "processes: that is the operator's to ask for (pod_annotations = "
+  CHECK_RESOLVE ("annotation io.agentrt.policy.ptrace=allow lets the workload trace where the "
+                 "default refuses it: that is the operator's to ask for (pod_annotations = "
                  "io.agentrt.policy.ptrace in agentrt.conf), not config.json's",
                  &none, "c1", "io.agentrt.policy.ptrace", "allow");
   CHECK_RESOLVE ("annotation io.agentrt.ephemeral=false under the agent profile lets the workload "
@@ -575,6 +575,65 @@ test_net_allow_containers (void)
   return 0;
 }
 
+/* ptrace's default: the platform, the pid namespace, and CAP_SYS_PTRACE in the host's user
+   namespace; the annotation wins either way.  */
+static bool
+host_cap (const char *process, const char *namespaces)
+{
+  cleanup_free char *text
+      = xasprintf ("{\"ociVersion\": \"1.2.0\", \"root\": {\"path\": \"rootfs\"}, "
+                   "\"process\": {\"cwd\": \"/\", \"args\": [\"sh\"]%s}, "
+                   "\"linux\": {\"namespaces\": [%s]}}",
+                   process, namespaces);
+  struct spec *s = NULL;
+  ar_error_t err = NULL;
+  bool r;
+
+  if (spec_parse (text, "config.json", &s, &err) < 0)
+    {
+      printf ("# %s\n", err->msg);
+      ar_error_release (&err);
+      return false;
+    }
+  r = sandbox_host_ptrace_cap (s);
+  spec_free (s);
+  return r;
+}
+
+static int
+test_ptrace_default (void)
+{
+  struct sandbox sb = { 0 };
+  const char *pid = "{\"type\": \"pid\"}", *user = "{\"type\": \"pid\"}, {\"type\": \"user\"}";
+  const char *caps = ", \"capabilities\": {\"bounding\": [\"CAP_KILL\"]}";
+  const char *ptrace_cap = ", \"capabilities\": {\"bounding\": [\"CAP_KILL\", \"CAP_SYS_PTRACE\"]}";
+
+  CHECK (!host_cap (caps, pid));
+  CHECK (host_cap (ptrace_cap, pid));
+  CHECK (host_cap ("", pid)); /* no capabilities section: every one kept */
+  CHECK (!host_cap (ptrace_cap, user));
+  CHECK (!host_cap ("", user));
+
+  sb.platform = PLATFORM_SECCOMP;
+  sandbox_resolve_ptrace (&sb, true, false);
+  CHECK (sb.popts.allow_ptrace);
+  sandbox_resolve_ptrace (&sb, false, false);
+  CHECK (!sb.popts.allow_ptrace);
+  sandbox_resolve_ptrace (&sb, true, true);
+  CHECK (!sb.popts.allow_ptrace);
+  sb.platform = PLATFORM_PTRACE;
+  sandbox_resolve_ptrace (&sb, true, false);
+  CHECK (!sb.popts.allow_ptrace);
+  sb.platform = PLATFORM_SECCOMP;
+  sb.ptrace = SANDBOX_PTRACE_DENY;
+  sandbox_resolve_ptrace (&sb, true, false);
+  CHECK (!sb.popts.allow_ptrace);
+  sb.ptrace = SANDBOX_PTRACE_ALLOW;
+  sandbox_resolve_ptrace (&sb, false, true);
+  CHECK (sb.popts.allow_ptrace);
+  return 0;
+}
+
 int
 main (void)
 {
@@ -591,6 +650,7 @@ main (void)
   RUN_TEST (test_net_allow_host);
   RUN_TEST (test_net_allow_pod_loopback);
   RUN_TEST (test_net_allow_containers);
+  RUN_TEST (test_ptrace_default);
   rmdir (tmp_dir);
   TAP_END ();
 }

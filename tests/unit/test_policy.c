@@ -13,11 +13,15 @@
 #include <seccomp.h>
 #include <signal.h>
 #include <stdint.h>
+#include <dirent.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/personality.h>
+#include <sys/ptrace.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -60,6 +64,7 @@ static const char *const deny_names[] = {
   "name_to_handle_at",
   "setns",
   "ptrace",
+  "process_vm_readv",
   "process_vm_writev",
   "acct",
   "quotactl",
@@ -67,8 +72,6 @@ static const char *const deny_names[] = {
   "syslog",
   "settimeofday",
   "clock_settime",
-  "clock_adjtime",
-  "adjtimex",
   "lookup_dcookie",
   "nfsservctl",
   "statmount",
@@ -173,6 +176,17 @@ check_tiers (const struct policy *p)
   CHECK (check_tier (p, "ioctl", SC_ALLOW_IF) == 0 && find (p, "ioctl")->cond == SCOND_IOCTL_SAFE);
   CHECK (find (p, "socket")->err == EAFNOSUPPORT && find (p, "socket")->severity == SEV_WARN);
   CHECK (check_tier (p, "personality", SC_ALLOW_IF) == 0);
+  /* Probes runtimes make on every start: refused quietly, as a kernel without them would.  */
+  CHECK (find (p, "personality")->severity == SEV_WARN);
+  CHECK (find (p, "io_uring_setup")->err == ENOSYS
+         && find (p, "io_uring_setup")->severity == SEV_WARN);
+  CHECK (find (p, "io_uring_enter")->severity == SEV_ALERT);
+  /* A read of the clock's state runs (the kernel refuses changes without CAP_SYS_TIME); a
+     change is an alert.  */
+  CHECK (check_tier (p, "adjtimex", SC_SUPERVISE) == 0
+         && find (p, "adjtimex")->handler == SH_CLOCK);
+  CHECK (check_tier (p, "clock_adjtime", SC_SUPERVISE) == 0
+         && find (p, "clock_adjtime")->severity == SEV_ALERT);
   CHECK (find (p, "uname")->handler == SH_UNAME && find (p, "uname")->severity == SEV_NONE);
   CHECK (find (p, "execve")->handler == SH_EXEC && find (p, "execve")->severity == SEV_INFO);
   CHECK (find (p, "connect")->handler == SH_CONNECT && find (p, "bind")->handler == SH_BIND);
@@ -252,8 +266,40 @@ test_allow_ptrace (void)
   CHECK (policy_lookup (&p, 117)->tier == SC_ALLOW); /* aarch64's ptrace */
   CHECK_STR (policy_lookup (&p, 117)->name, "ptrace");
   CHECK (find (&p, "process_vm_writev")->tier == SC_ALLOW);
+  CHECK (find (&p, "process_vm_readv")->tier == SC_ALLOW);
   CHECK (find (&p, "mount")->tier == SC_DENY);
   policy_release (&p);
+  /* Without it, all three are refused under one rule.  */
+  if (policy_init (&p, &sc_table_x86_64, NULL, &err) < 0)
+    TAP_FAIL ("policy_init: %s", err->msg);
+  CHECK (find (&p, "ptrace")->tier == SC_DENY);
+  CHECK_STR (find (&p, "process_vm_readv")->rule, "deny-ptrace");
+  CHECK_STR (find (&p, "process_vm_writev")->rule, "deny-ptrace");
+  policy_release (&p);
+  return 0;
+}
+
+/* clone where the supervisor is not the tracer: the table's entry but for its condition.  */
+static int
+test_clone_untraced_entry (void)
+{
+  struct policy_opts tracer = { .tracer_platform = true };
+  struct policy p, q;
+  const struct sc_entry *a, *b;
+  ar_error_t err = NULL;
+
+  if (policy_init (&p, &sc_table_x86_64, &tracer, &err) < 0
+      || policy_init (&q, &sc_table_x86_64, NULL, &err) < 0)
+    TAP_FAIL ("policy_init: %s", err->msg);
+  a = find (&p, "clone");
+  b = find (&q, "clone");
+  CHECK (a->cond == SCOND_CLONE_NO_NS && b->cond == SCOND_CLONE_NO_NS_UNTRACED);
+  CHECK (a->tier == b->tier && a->handler == b->handler && a->severity == b->severity
+         && a->err == b->err);
+  CHECK_STR (a->rule, b->rule);
+  CHECK (*policy_cond_text (SCOND_CLONE_NO_NS_UNTRACED));
+  policy_release (&p);
+  policy_release (&q);
   return 0;
 }
 
@@ -558,6 +604,139 @@ test_to_trace (void)
   return 0;
 }
 
+/* Under the native filter turned into a trace filter with no tracer (a call the supervisor
+   would see fails with ENOSYS, test_to_trace): what each platform's policy lets the kernel
+   decide.  Exit codes name the failed step.  */
+static int
+expect_nosys (long r)
+{
+  return r == -1 && errno == ENOSYS;
+}
+
+static int
+platform_child (const struct seccomp_prog *prog, bool tracer_platform)
+{
+  static char src[8] = "agentrt", dst[8];
+  struct iovec l = { dst, sizeof dst }, rv = { src, sizeof src };
+  ar_error_t err = NULL;
+  int listener, st;
+  long r;
+
+  if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0
+      || seccomp_prog_install (prog, &listener, &err) < 0)
+    return 2;
+  /* A fork with CLONE_UNTRACED, as LeakSanitizer's tracer (which adds CLONE_VM).  */
+  r = syscall (SYS_clone, (unsigned long) (CLONE_UNTRACED | SIGCHLD), 0UL, 0UL, 0UL, 0UL);
+  if (r == 0)
+    _exit (7);
+  if (tracer_platform != expect_nosys (r))
+    return 3;
+  if (r > 0 && (waitpid ((pid_t) r, &st, 0) != r || !WIFEXITED (st) || WEXITSTATUS (st) != 7))
+    return 4;
+  /* A thread never: EINVAL from the kernel (no CLONE_SIGHAND) would mean it got there.  */
+  if (!expect_nosys (
+          syscall (SYS_clone, (unsigned long) (CLONE_UNTRACED | CLONE_THREAD), 0UL, 0UL, 0UL, 0UL)))
+    return 5;
+  /* ptrace and process_vm_readv reach the kernel on the seccomp platform only.  */
+  r = syscall (SYS_ptrace, PTRACE_PEEKDATA, 0x7fffffffL, 0L, 0L);
+  if (tracer_platform ? !expect_nosys (r) : r != -1 || errno != ESRCH)
+    return 6;
+  r = syscall (SYS_process_vm_readv, getpid (), &l, 1UL, &rv, 1UL, 0UL);
+  if (tracer_platform ? !expect_nosys (r) : r != (long) sizeof dst || strcmp (dst, src) != 0)
+    return 7;
+  /* personality: gdb's and setarch's flags in the kernel on both; page 0 and PER_LINUX32 not.  */
+  if (syscall (SYS_personality, (unsigned long) ADDR_NO_RANDOMIZE) < 0
+      || syscall (SYS_personality, 0xffffffffUL) != ADDR_NO_RANDOMIZE)
+    return 8;
+  if (syscall (SYS_personality, (unsigned long) (READ_IMPLIES_EXEC | ADDR_COMPAT_LAYOUT)) < 0)
+    return 9;
+  if (!expect_nosys (syscall (SYS_personality, (unsigned long) MMAP_PAGE_ZERO))
+      || !expect_nosys (syscall (SYS_personality, (unsigned long) PER_LINUX32))
+      || !expect_nosys (syscall (SYS_personality, (unsigned long) PER_LINUX32 | ADDR_NO_RANDOMIZE)))
+    return 10;
+  return 0;
+}
+
+static int
+run_platform (bool tracer_platform)
+{
+  struct policy_opts o = { .allow_ptrace = !tracer_platform, .tracer_platform = tracer_platform };
+  struct seccomp_prog prog = { 0 };
+  ar_error_t err = NULL;
+  struct policy p;
+  int st, r;
+  pid_t pid;
+
+  if (policy_init (&p, policy_native_table (), &o, &err) < 0)
+    TAP_FAIL ("policy_init: %s", err->msg);
+  r = policy_compile (&p, &prog, &err);
+  policy_release (&p);
+  if (r < 0 || policy_to_trace (&prog, &err) < 0)
+    TAP_FAIL ("compile: %s", err->msg);
+  fflush (stdout);
+  pid = fork ();
+  if (pid < 0)
+    TAP_FAIL ("fork: %s", strerror (errno));
+  if (pid == 0)
+    _exit (platform_child (&prog, tracer_platform));
+  seccomp_prog_release (&prog);
+  if (waitpid (pid, &st, 0) != pid || !WIFEXITED (st) || WEXITSTATUS (st) != 0)
+    TAP_FAIL ("%s platform: child status %#x (exit code = failed step)",
+              tracer_platform ? "ptrace" : "seccomp", st);
+  return 0;
+}
+
+static int
+test_platforms_x86_64 (void)
+{
+#ifndef __x86_64__
+  printf ("# not an x86_64 machine\n");
+  return 77;
+#endif
+  if (run_platform (false) < 0)
+    return -1;
+  return run_platform (true);
+}
+
+/* Each switch is part of the compiled policy's identity: another switch, another file.  */
+static int
+test_cache_per_switch (void)
+{
+  char dir[] = "/tmp/agentrt-test-policy.XXXXXX";
+  const struct policy_opts opts[] = {
+    { 0 },
+    { .allow_ptrace = true },
+    { .tracer_platform = true },
+    { .deny_set_mm = true },
+  };
+  struct seccomp_prog prog;
+  ar_error_t err = NULL;
+  struct policy p;
+  int dirfd, n = 0;
+  DIR *d;
+
+  if (mkdtemp (dir) == NULL || (dirfd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+    TAP_FAIL ("mkdtemp: %s", strerror (errno));
+  for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+    {
+      if (policy_init (&p, policy_native_table (), &opts[i], &err) < 0
+          || policy_compile_cached (&p, dirfd, &prog, &err) < 0)
+        TAP_FAIL ("compile: %s", err->msg);
+      policy_release (&p);
+      seccomp_prog_release (&prog);
+    }
+  d = fdopendir (dirfd);
+  for (struct dirent *de; d && (de = readdir (d));)
+    if (de->d_name[0] != '.' && unlinkat (dirfd, de->d_name, 0) == 0)
+      n++;
+  if (d)
+    closedir (d);
+  rmdir (dir);
+  if (n != (int) (sizeof opts / sizeof opts[0]))
+    TAP_FAIL ("%d files for %zu sets of switches", n, sizeof opts / sizeof opts[0]);
+  return 0;
+}
+
 int
 main (void)
 {
@@ -565,8 +744,11 @@ main (void)
   RUN_TEST (test_table_aarch64);
   RUN_TEST (test_by_arch);
   RUN_TEST (test_allow_ptrace);
+  RUN_TEST (test_clone_untraced_entry);
   RUN_TEST (test_compile_both);
   RUN_TEST (test_install_x86_64);
   RUN_TEST (test_to_trace);
+  RUN_TEST (test_platforms_x86_64);
+  RUN_TEST (test_cache_per_switch);
   TAP_END ();
 }

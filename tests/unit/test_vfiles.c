@@ -78,6 +78,37 @@ test_meminfo_limit (void)
                        "DirectMap1G:      524288 kB\n");
 }
 
+/* With the cgroup's usage known (100 MiB of 512): free is what it leaves, and the host's
+   buffers and cache show no more than the usage (busybox free's used was total - free -
+   buffers - cached, below 0).  */
+static int
+test_meminfo_usage (void)
+{
+  struct vfiles_limits l = limits (512 << 20, 1, (int[]){ 0 });
+
+  l.mem_usage = 100 << 20;
+  /* SReclaimable is in busybox's cache too: it gets what Buffers and Cached leave.  */
+  if (check_render (VF_MEMINFO, &l,
+                    "MemTotal:       24731184 kB\nBuffers:            1000 kB\n"
+                    "Cached:            2000 kB\nSReclaimable:     300000 kB\n",
+                    "MemTotal:         524288 kB\nBuffers:            1000 kB\n"
+                    "Cached:            2000 kB\nSReclaimable:      99400 kB\n")
+      < 0)
+    return -1;
+  return check_render (VF_MEMINFO, &l, meminfo,
+                       "MemTotal:         524288 kB\n"
+                       "MemFree:          421888 kB\n"
+                       "MemAvailable:     421888 kB\n"
+                       "Buffers:           24208 kB\n"
+                       "Cached:            78192 kB\n"
+                       "SwapTotal:             0 kB\n"
+                       "SwapFree:              0 kB\n"
+                       "VmallocTotal:     524288 kB\n"
+                       "HugePages_Total:       0\n"
+                       "Hugepagesize:       2048 kB\n"
+                       "DirectMap1G:      524288 kB\n");
+}
+
 /* A limit above the host's memory shows the host's; no limit shows the host's text.  */
 static int
 test_meminfo_no_limit (void)
@@ -428,6 +459,58 @@ test_limits_set (void)
   return 0;
 }
 
+/* A set as "0 1 3".  */
+static const char *
+set_text (const cpu_set_t *set)
+{
+  static char buf[256];
+
+  buf[0] = '\0';
+  for (int c = 0; c < 64; c++)
+    if (CPU_ISSET (c, set))
+      snprintf (buf + strlen (buf), sizeof buf - strlen (buf), "%s%d", buf[0] ? " " : "", c);
+  return buf;
+}
+
+/* sched_getaffinity's answer: the task's real mask within the cpuset, cut to the quota.  */
+static int
+test_affinity (void)
+{
+  struct vfiles_limits l = base_limits (0, UINT64_MAX);
+  cpu_set_t real, out;
+
+  /* No quota: nothing to cut, the kernel answers.  */
+  CHECK (!vfiles_quota_cuts (&l));
+  l = base_limits (0, 4);
+  CHECK (!vfiles_quota_cuts (&l));
+  l = base_limits (0, 2);
+  CHECK (vfiles_quota_cuts (&l));
+  /* The whole cpuset: the lowest two, as cpu/online shows.  */
+  CPU_ZERO (&real);
+  for (int c = 0; c < 4; c++)
+    CPU_SET (c, &real);
+  vfiles_affinity (&l, &real, &out);
+  CHECK_STR (set_text (&out), "0 1");
+  /* taskset -c 3: the task's own CPU, not CPU 0.  */
+  CPU_ZERO (&real);
+  CPU_SET (3, &real);
+  vfiles_affinity (&l, &real, &out);
+  CHECK_STR (set_text (&out), "3");
+  /* taskset -c 1-3 under a quota of 2: two of its own.  */
+  CPU_SET (1, &real);
+  CPU_SET (2, &real);
+  vfiles_affinity (&l, &real, &out);
+  CHECK_STR (set_text (&out), "1 2");
+  /* A mask outside the cpuset (the cpuset changed meanwhile): the kernel's, cut.  */
+  CPU_ZERO (&real);
+  CPU_SET (5, &real);
+  CPU_SET (6, &real);
+  CPU_SET (7, &real);
+  vfiles_affinity (&l, &real, &out);
+  CHECK_STR (set_text (&out), "5 6");
+  return 0;
+}
+
 static int
 test_limits_from_cgroup (void)
 {
@@ -436,7 +519,15 @@ test_limits_from_cgroup (void)
 
   /* No file: config.json's, boot included.  */
   CHECK (from_cgroup (NULL, NULL, NULL, NULL, NULL, &l, &err) == 0);
-  CHECK (l.mem_limit == 512 << 20 && l.boot.tv_sec == 42);
+  CHECK (l.mem_limit == 512 << 20 && l.boot.tv_sec == 42 && l.mem_usage == 0);
+  /* The usage, when the cgroup says it; one that does not parse is not known.  */
+  {
+    struct vfiles_limits base = l;
+    const char *text[VCG__N] = { [VCG_MEM_USAGE] = "104857600\n" };
+    CHECK (vfiles_limits_from_cgroup (&base, text, &l, &err) == 0 && l.mem_usage == 100 << 20);
+    text[VCG_MEM_USAGE] = "lots\n";
+    CHECK (vfiles_limits_from_cgroup (&base, text, &l, &err) == 0 && l.mem_usage == 0);
+  }
   CHECK_STR (shown (&l), "0 1");
   /* v1, as the kernel writes the files.  */
   CHECK (from_cgroup ("134217728\n", NULL, "300000\n", "100000\n", "0-2\n", &l, &err) == 0);
@@ -694,6 +785,7 @@ main (void)
 {
   RUN_TEST (test_meminfo_limit);
   RUN_TEST (test_meminfo_no_limit);
+  RUN_TEST (test_meminfo_usage);
   RUN_TEST (test_cpuinfo_x86);
   RUN_TEST (test_cpuinfo_arm);
   RUN_TEST (test_stat);
@@ -704,6 +796,7 @@ main (void)
   RUN_TEST (test_parse_cpus);
   RUN_TEST (test_limits_from_spec);
   RUN_TEST (test_limits_set);
+  RUN_TEST (test_affinity);
   RUN_TEST (test_limits_from_cgroup);
   RUN_TEST (test_live);
   RUN_TEST (test_host_files);

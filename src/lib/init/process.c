@@ -539,16 +539,27 @@ install_filters (const struct seccomp_prog *const filters[FILTER__N], int sock, 
 }
 
 /* Without no_new_privs a filter needs CAP_SYS_ADMIN, so it goes on before the capabilities are
-   dropped (runc's order); with it, after, so the identity switch is not filtered.  */
+   dropped (runc's order); with it, after, so the identity switch is not filtered.  Landlock
+   comes first of all, while the process has CAP_SYS_ADMIN in its user namespace either way,
+   and before linux.seccomp, which may not list the Landlock calls; the identity switch and the
+   filters are nothing Landlock restricts.
+   Non-dumpable again after the switch: a change of uid or gid makes the kernel reset it to
+   fs.suid_dumpable (commit_creds), which a host may set to 1, and the process must not be
+   traceable by the container's processes (ptrace is allowed there) before its filters are on
+   and it has exec'd: a tracer could skip the filter's install, or use the sync socket.  */
 static int
-apply_creds_and_filters (const struct spec_process *p,
+apply_creds_and_filters (const struct spec_process *p, const struct landlock_ruleset *landlock,
                          const struct seccomp_prog *const filters[FILTER__N], int sock,
                          ar_error_t *err)
 {
+  if (landlock_apply (landlock, err) < 0)
+    return -1;
   if (!p->no_new_privileges && install_filters (filters, sock, err) < 0)
     return -1;
   if (creds_apply (p, err) < 0)
     return -1;
+  if (prctl (PR_SET_DUMPABLE, 0) < 0)
+    return ar_make_error (err, errno, "prctl (PR_SET_DUMPABLE) after the identity switch");
   return p->no_new_privileges ? install_filters (filters, sock, err) : 0;
 }
 
@@ -660,7 +671,7 @@ init_setup (const struct process_init_cfg *c, int sock, struct init_states *st, 
   /* The identity switch, capabilities and filters come before the wait, as in runc, so that
      their failures are create's; startContainer hooks then run with the workload's
      credentials, filtered.  */
-  return apply_creds_and_filters (&s->process, c->filters, sock, err);
+  return apply_creds_and_filters (&s->process, &c->landlock, c->filters, sock, err);
 }
 
 static void __attribute__ ((noreturn))
@@ -1138,7 +1149,7 @@ static void __attribute__ ((noreturn)) exec_main (const struct process_exec_cfg 
       || close_fds_except (3 + (unsigned) c->extra_fds, keep, 1, &err) < 0)
     child_fail (sock, &err);
   if (exec_setup (c, sock, &exe, &err) < 0 || prepare_fds (c->extra_fds, &err) < 0
-      || apply_creds_and_filters (c->proc, c->filters, sock, &err) < 0)
+      || apply_creds_and_filters (c->proc, &c->landlock, c->filters, sock, &err) < 0)
     child_fail (sock, &err);
   (void) prctl (PR_SET_PDEATHSIG, 0);
   execve (exe, c->proc->args.v, c->env);

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "agentrt/error.h"
+#include "init/landlock.h"
 #include "init/namespaces.h"
 #include "init/sources.h"
 #include "seccomp/bpf.h"
@@ -37,6 +38,9 @@ struct process_init_cfg
   char **env;    /* the workload's environment */
   bool no_pivot, no_new_keyring;
   const struct seccomp_prog *filters[FILTER__N];
+  /* The Landlock ruleset the process enters just before its filters (landlock.h); all zero:
+     none.  */
+  struct landlock_ruleset landlock;
   /* The supervisor's virtual /proc files to bind-mount (O_PATH, opened by the runtime: a new
      user namespace's root cannot reach the state directory), or NULL.  */
   const int *vfile_fds;
@@ -92,6 +96,7 @@ struct process_exec_cfg
   char **env;
   int extra_fds;
   const struct seccomp_prog *filters[FILTER__N];
+  struct landlock_ruleset landlock; /* as the init's: a domain of its own, with the same rules */
   /* Called with the policy filter's listener as soon as it arrives, before the process execs
      (its execve is supervised, so the supervisor must hold the fd by then); on the ptrace
      platform with listener -1, when the process asks for its tracer, which must be attached

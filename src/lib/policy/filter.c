@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/personality.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <sys/socket.h>
@@ -38,6 +39,9 @@
    | CLONE_NEWNET | CLONE_NEWTIME)
 
 #define LOW32 0xffffffffu
+
+/* personality's flags that SCOND_PERSONALITY_DEFAULT allows (add_cond says why).  */
+#define PERSONALITY_HARMLESS (ADDR_NO_RANDOMIZE | ADDR_COMPAT_LAYOUT | READ_IMPLIES_EXEC)
 
 static void
 ctx_releasep (scmp_filter_ctx *ctx)
@@ -330,7 +334,6 @@ static int
 add_cond (const struct rule_site *s, ar_error_t *err)
 {
   static const uint32_t families[] = { AF_UNIX, AF_INET, AF_INET6, AF_NETLINK };
-  static const uint32_t personas[] = { 0 /* PER_LINUX */, 0xffffffff /* query */ };
   static const uint32_t tty_inject[] = { TIOCSTI, TIOCLINUX };
   static const uint32_t set_mm[] = { 35 /* PR_SET_MM */ };
 
@@ -339,9 +342,18 @@ add_cond (const struct rule_site *s, ar_error_t *err)
     case SCOND_CLONE_NO_NS:
       /* Flags are argument 0 of clone on x86_64 and aarch64 alike (the two differ only in
          where tls and child_tid go), and the kernel uses their low word only.  CLONE_UNTRACED
-         too (no libc or runtime asks for it): on the ptrace platform its child would escape
-         the tracer, and its denied calls, failing with ENOSYS, the audit log.  */
+         too, on the ptrace platform: its child would escape the tracer, and its denied calls,
+         failing with ENOSYS, the audit log.  */
       return allow_masked (s, 0, NS_FLAGS | CLONE_UNTRACED, 0, err);
+    case SCOND_CLONE_NO_NS_UNTRACED:
+      /* Where no tracer of ours follows every process, CLONE_UNTRACED only keeps the child
+         from a tracer of the workload's own (LeakSanitizer's StopTheWorld makes its tracer
+         with it, which a debugger of the program must not trace).  Not for a thread: the kill
+         switch traces the init's threads (PTRACE_O_TRACECLONE) so that its SIGKILL reaches a
+         process whose main thread has exited alone (tracer.c).  */
+      if (allow_masked (s, 0, NS_FLAGS | CLONE_UNTRACED, 0, err) < 0)
+        return -1;
+      return allow_masked (s, 0, NS_FLAGS | CLONE_UNTRACED | CLONE_THREAD, CLONE_UNTRACED, err);
     case SCOND_UNSHARE_NO_NS:
       return allow_masked (s, 0, NS_FLAGS, 0, err);
     case SCOND_SOCKET_FAMILY:
@@ -352,7 +364,17 @@ add_cond (const struct rule_site *s, ar_error_t *err)
          platform the kernel refuses a second listener anyway (EBUSY).  */
       return allow_masked (s, 1, SECCOMP_FILTER_FLAG_NEW_LISTENER, 0, err);
     case SCOND_PERSONALITY_DEFAULT:
-      return allow_in_set (s, 0, personas, sizeof personas / sizeof personas[0], err);
+      /* PER_LINUX with flags that change only the caller's own address space, each cleared by
+         the kernel on a set-id execve (PER_CLEAR_ON_SETID): ADDR_NO_RANDOMIZE (gdb's run,
+         setarch -R), ADDR_COMPAT_LAYOUT (setarch -L) and READ_IMPLIES_EXEC (setarch -X; the
+         process could map PROT_EXEC itself).  Still refused: MMAP_PAGE_ZERO, which maps page 0
+         at exec, below mmap_min_addr (a kernel NULL dereference's friend, CVE-2009-1895); the
+         32-bit address limits and STICKY_TIMEOUTS, which no 64-bit program needs; PER_LINUX32
+         and UNAME26, whose only effect is what uname says, which the supervisor emulates and
+         would not change (a clear EPERM over a wrong answer).  */
+      if (allow_masked (s, 0, LOW32 & ~PERSONALITY_HARMLESS, 0, err) < 0)
+        return -1;
+      return allow_masked (s, 0, LOW32, 0xffffffff /* the query */, err);
     case SCOND_PRCTL_NO_SET_MM:
       return allow_outside (s, 0, 0, 0, set_mm, 1, err);
     case SCOND_IOCTL_SAFE:
@@ -461,11 +483,11 @@ compiled_identity (const struct policy *p)
   if (stat ("/proc/self/exe", &st) < 0 || v == NULL)
     return NULL;
   return xasprintf ("agentrt policy 1\nexe %llu:%llu:%lld.%09ld:%lld\nlibseccomp %u.%u.%u\n"
-                    "arch %s\nallow_ptrace %d\ndeny_set_mm %d\nstrict %d\n",
+                    "arch %s\nallow_ptrace %d\ntracer_platform %d\ndeny_set_mm %d\nstrict %d\n",
                     (unsigned long long) st.st_dev, (unsigned long long) st.st_ino,
                     (long long) st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (long long) st.st_size,
                     v->major, v->minor, v->micro, p->table->arch, (int) p->opts.allow_ptrace,
-                    (int) p->opts.deny_set_mm, (int) p->opts.strict);
+                    (int) p->opts.tracer_platform, (int) p->opts.deny_set_mm, (int) p->opts.strict);
 }
 
 static char *

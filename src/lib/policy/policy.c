@@ -10,10 +10,28 @@
 #include "policy/policy.h"
 #include "utils.h"
 
-/* What allow_ptrace turns ptrace and process_vm_writev into.  */
+/* What allow_ptrace turns ptrace, process_vm_readv and process_vm_writev into (the table denies
+   them: what a container gets that shares a pid namespace with others, where a tracer would
+   reach processes that are not its own).  Within the container's own pid namespace the kernel
+   bounds them as it does for any process (ptrace_may_access: the tracee's uid and
+   capabilities, dumpable), and the tracee stays under its filter: the kernel runs seccomp again
+   on a call whose number or arguments a tracer changed at a syscall stop (since 4.8).  */
 static const struct sc_entry ptrace_allowed[] = {
   { .name = "ptrace", .tier = SC_ALLOW, .rule = "allow-ptrace" },
+  { .name = "process_vm_readv", .tier = SC_ALLOW, .rule = "allow-ptrace" },
   { .name = "process_vm_writev", .tier = SC_ALLOW, .rule = "allow-ptrace" },
+};
+
+/* The table's clone (tracer_platform's) on a platform without a tracer of every process:
+   CLONE_UNTRACED allowed too, as LeakSanitizer asks for it, unless with CLONE_THREAD.  The
+   same rule, severity and handler: a test compares them with the table's.  */
+static const struct sc_entry clone_untraced = {
+  .name = "clone",
+  .tier = SC_ALLOW_IF,
+  .handler = SH_DENY,
+  .cond = SCOND_CLONE_NO_NS_UNTRACED,
+  .severity = SEV_ALERT,
+  .rule = "deny-clone-ns",
 };
 
 /* What deny_set_mm turns prctl into: PR_SET_MM (the only way to change what /proc/PID/exe
@@ -160,25 +178,28 @@ apply_strict (struct policy *p)
 }
 
 static void
+replace_entry (struct policy *p, const struct sc_entry *e)
+{
+  int nr = seccomp_syscall_resolve_name_arch (p->table->scmp_arch, e->name);
+
+  if (nr >= 0 && (size_t) nr < p->n_nr)
+    p->by_nr[nr] = e;
+}
+
+static void
 apply_opts (struct policy *p)
 {
   if (p->opts.strict)
     apply_strict (p);
   /* Under strict, prctl's allowlist has no PR_SET_MM already.  */
   if (p->opts.deny_set_mm && !p->opts.strict)
-    {
-      int nr = seccomp_syscall_resolve_name_arch (p->table->scmp_arch, "prctl");
-      if (nr >= 0 && (size_t) nr < p->n_nr)
-        p->by_nr[nr] = &prctl_no_set_mm;
-    }
+    replace_entry (p, &prctl_no_set_mm);
+  if (!p->opts.tracer_platform)
+    replace_entry (p, &clone_untraced);
   if (!p->opts.allow_ptrace)
     return;
   for (size_t i = 0; i < sizeof ptrace_allowed / sizeof ptrace_allowed[0]; i++)
-    {
-      int nr = seccomp_syscall_resolve_name_arch (p->table->scmp_arch, ptrace_allowed[i].name);
-      if (nr >= 0 && (size_t) nr < p->n_nr)
-        p->by_nr[nr] = &ptrace_allowed[i];
-    }
+    replace_entry (p, &ptrace_allowed[i]);
 }
 
 int
@@ -240,7 +261,7 @@ policy_handler_name (enum sc_handler h)
     [SH_NONE] = "none",         [SH_DENY] = "deny",         [SH_UNAME] = "uname",
     [SH_SYSINFO] = "sysinfo",   [SH_AFFINITY] = "affinity", [SH_EXEC] = "exec",
     [SH_CONNECT] = "connect",   [SH_BIND] = "bind",         [SH_UNKNOWN] = "unknown",
-    [SH_FSNOTIFY] = "fsnotify",
+    [SH_FSNOTIFY] = "fsnotify", [SH_CLOCK] = "clock",
   };
   return (size_t) h < sizeof names / sizeof names[0] ? names[h] : "?";
 }
@@ -251,10 +272,11 @@ policy_cond_text (enum sc_cond c)
   static const char *const texts[] = {
     [SCOND_NONE] = "",
     [SCOND_CLONE_NO_NS] = "(u32) flags & (CLONE_NEW* | CLONE_UNTRACED) == 0",
+    [SCOND_CLONE_NO_NS_UNTRACED] = "(u32) no CLONE_NEW*, no CLONE_UNTRACED with CLONE_THREAD",
     [SCOND_UNSHARE_NO_NS] = "(u32) flags & CLONE_NEW* == 0",
     [SCOND_SOCKET_FAMILY] = "(u32) domain in {AF_UNIX, AF_INET, AF_INET6, AF_NETLINK}",
     [SCOND_IOCTL_SAFE] = "(u32) request not in {TIOCSTI, TIOCLINUX}",
-    [SCOND_PERSONALITY_DEFAULT] = "(u32) persona in {0, 0xffffffff}",
+    [SCOND_PERSONALITY_DEFAULT] = "(u32) PER_LINUX with setarch -R/-L/-X flags, or query",
     [SCOND_SECCOMP_NO_LISTENER] = "(u32) flags & SECCOMP_FILTER_FLAG_NEW_LISTENER == 0",
     [SCOND_PRCTL_NO_SET_MM] = "(u32) option != PR_SET_MM",
     [SCOND_SOCKET_STRICT] = "AF_UNIX | AF_INET(6) stream/dgram | AF_NETLINK NETLINK_ROUTE",

@@ -55,6 +55,7 @@ enum sc_handler
   SH_CONNECT,  /* connect: audit the address (the egress broker's place) */
   SH_BIND,     /* bind: audit the address */
   SH_FSNOTIFY, /* inotify_init*, fanotify_init: a cap on the container's live instances */
+  SH_CLOCK,    /* adjtimex, clock_adjtime: a read of the clock's state runs, the rest EPERM */
   SH_UNKNOWN,  /* a number the table does not name: ENOSYS, audit */
   SH__N,
 };
@@ -80,13 +81,14 @@ enum sc_handler
 enum sc_cond
 {
   SCOND_NONE,
-  SCOND_CLONE_NO_NS,         /* clone: flags carry no CLONE_NEW* bit, nor CLONE_UNTRACED */
-  SCOND_UNSHARE_NO_NS,       /* unshare: flags carry no CLONE_NEW* bit */
-  SCOND_SOCKET_FAMILY,       /* socket/socketpair: AF_UNIX, AF_INET, AF_INET6, AF_NETLINK */
-  SCOND_IOCTL_SAFE,          /* ioctl: request (low 32 bits) is not TIOCSTI or TIOCLINUX */
-  SCOND_PERSONALITY_DEFAULT, /* personality: PER_LINUX, or the 0xffffffff query */
-  SCOND_SECCOMP_NO_LISTENER, /* seccomp: flags without SECCOMP_FILTER_FLAG_NEW_LISTENER */
-  SCOND_PRCTL_NO_SET_MM,     /* prctl: option (low 32 bits) is not PR_SET_MM */
+  SCOND_CLONE_NO_NS,          /* clone: flags carry no CLONE_NEW* bit, nor CLONE_UNTRACED */
+  SCOND_CLONE_NO_NS_UNTRACED, /* clone: no CLONE_NEW* bit; CLONE_UNTRACED without CLONE_THREAD */
+  SCOND_UNSHARE_NO_NS,        /* unshare: flags carry no CLONE_NEW* bit */
+  SCOND_SOCKET_FAMILY,        /* socket/socketpair: AF_UNIX, AF_INET, AF_INET6, AF_NETLINK */
+  SCOND_IOCTL_SAFE,           /* ioctl: request (low 32 bits) is not TIOCSTI or TIOCLINUX */
+  SCOND_PERSONALITY_DEFAULT,  /* personality: PER_LINUX with harmless flags, or the query */
+  SCOND_SECCOMP_NO_LISTENER,  /* seccomp: flags without SECCOMP_FILTER_FLAG_NEW_LISTENER */
+  SCOND_PRCTL_NO_SET_MM,      /* prctl: option (low 32 bits) is not PR_SET_MM */
   /* The strict tier's narrowing (strict_cond): allowlists of argument values.  */
   SCOND_SOCKET_STRICT,     /* socket: AF_UNIX; AF_INET(6) stream or datagram; NETLINK_ROUTE */
   SCOND_SOCKETPAIR_STRICT, /* socketpair: AF_UNIX */
@@ -143,8 +145,15 @@ const struct sc_table *policy_table_by_arch (const char *arch);
    part of compiled_identity (filter.c): a compiled policy is cached under that identity.  */
 struct policy_opts
 {
-  bool strict;       /* the strict tier: an allowlist (above) */
-  bool allow_ptrace; /* ptrace and process_vm_writev allowed, for debugging */
+  bool strict; /* the strict tier: an allowlist (above) */
+  /* ptrace, process_vm_readv and process_vm_writev reach the kernel: the default on the
+     seccomp platform for a container with a pid namespace of its own (sandbox.h).  */
+  bool allow_ptrace;
+  /* The ptrace platform: the supervisor is every process's tracer, so clone(CLONE_UNTRACED),
+     whose child it would not follow, is refused.  Elsewhere that flag is allowed (LeakSanitizer
+     makes its tracer with it), but not with CLONE_THREAD: the kill switch follows the init's
+     threads (tracer.c).  */
+  bool tracer_platform;
   /* prctl(PR_SET_MM) refused: with an egress allowlist, whose per-program entries trust
      /proc/PID/exe (netpolicy_caller_exe).  */
   bool deny_set_mm;

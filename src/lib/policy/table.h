@@ -68,6 +68,13 @@
     .name = #n, .tier = SC_DENY, .handler = SH_DENY, .severity = SEV_WARN, .rule = "deny-obsolete" \
   }
 
+/* Refused with errno `e` and audited as a warning: a call common runtimes probe on every start
+   (and take its refusal for a kernel without it), never an escape attempt by itself.  */
+#define DENY_PROBE(n, e, r)                                                                        \
+  {                                                                                                \
+    .name = #n, .tier = SC_DENY, .handler = SH_DENY, .severity = SEV_WARN, .err = (e), .rule = (r) \
+  }
+
 /* Refused in the kernel with errno `e`, no audit.  */
 #define ERRNO(n, e, r)                                    \
   {                                                       \

@@ -11,15 +11,15 @@ const struct sc_entry sc_generic_entries[] = {
   /* deny: what a workload never needs and an escape would (DESIGN.md, "Three tiers").  */
   DENY (acct, "deny-acct"),
   DENY (bpf, "deny-bpf"),
-  DENY (adjtimex, "deny-clock"),
-  DENY (clock_adjtime, "deny-clock"),
+  SUPERVISE (adjtimex, SH_CLOCK, SEV_ALERT, "deny-clock"),
+  SUPERVISE (clock_adjtime, SH_CLOCK, SEV_ALERT, "deny-clock"),
   DENY (clock_settime, "deny-clock"),
   DENY (settimeofday, "deny-clock"),
   DENY (name_to_handle_at, "deny-handle"),
   DENY (open_by_handle_at, "deny-handle"),
   DENY (io_uring_enter, "deny-io-uring"),
   DENY (io_uring_register, "deny-io-uring"),
-  DENY (io_uring_setup, "deny-io-uring"),
+  DENY_PROBE (io_uring_setup, ENOSYS, "probe-io-uring"),
   DENY (kexec_file_load, "deny-kexec"),
   DENY (kexec_load, "deny-kexec"),
   DENY (add_key, "deny-keyring"),
@@ -39,6 +39,9 @@ const struct sc_entry sc_generic_entries[] = {
   DENY (pivot_root, "deny-mount"),
   DENY (umount2, "deny-mount"),
   DENY (perf_event_open, "deny-perf"),
+  /* Allowed on the seccomp platform in a pid namespace of the container's own (policy.c,
+     allow_ptrace): the default.  */
+  DENY (process_vm_readv, "deny-ptrace"),
   DENY (process_vm_writev, "deny-ptrace"),
   DENY (ptrace, "deny-ptrace"),
   DENY (quotactl, "deny-quota"),
@@ -63,7 +66,7 @@ const struct sc_entry sc_generic_entries[] = {
                    SCOND_SOCKETPAIR_STRICT),
   ALLOW_IF_STRICT (ioctl, SCOND_IOCTL_SAFE, SEV_ALERT, 0, "deny-ioctl-tty-inject",
                    SCOND_IOCTL_STRICT),
-  ALLOW_IF (personality, SCOND_PERSONALITY_DEFAULT, SEV_ALERT, 0, "deny-personality"),
+  ALLOW_IF (personality, SCOND_PERSONALITY_DEFAULT, SEV_WARN, 0, "probe-personality"),
   ALLOW_IF (seccomp, SCOND_SECCOMP_NO_LISTENER, SEV_ALERT, 0, "deny-seccomp-listener"),
 
   /* supervise: rare calls, emulated or audited by the supervisor.  */
@@ -93,9 +96,10 @@ const struct sc_entry sc_generic_entries[] = {
      memfd_create, timer_* (Go's profiler), waitid (Go's os/exec), nanosleep (Go's usleep),
      fstat (Go), gettimeofday (the vDSO's fallback when the clock source is not one it
      reads), the set*id calls and capset (su, setpriv, apt's drop to _apt), landlock_* and
-     seccomp (a workload, or an agent's tool, may confine itself further).  From the corpus:
-     process_vm_readv, tkill and rt_sigqueueinfo (strace and gdb), setxattr, removexattr and
-     signalfd4.  STRICT_IF entries are narrowed by argument under strict (filter.c).  */
+     seccomp (a workload, or an agent's tool, may confine itself further).  From the corpus: tkill
+     and rt_sigqueueinfo (strace and gdb; ptrace and process_vm_readv are allow_ptrace's, policy.c),
+     setxattr, removexattr and signalfd4.  STRICT_IF entries are narrowed by argument under strict
+     (filter.c).  */
   STRICT (accept),
   STRICT (accept4),
   STRICT (brk),
@@ -192,7 +196,6 @@ const struct sc_entry sc_generic_entries[] = {
   STRICT_IF (prctl, SCOND_PRCTL_STRICT),
   STRICT (pread64),
   STRICT (prlimit64),
-  STRICT (process_vm_readv),
   STRICT (pselect6),
   STRICT (pwrite64),
   STRICT (read),

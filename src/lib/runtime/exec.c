@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -260,6 +261,15 @@ prepare_exec_policy (struct exec_policy *ep, ar_error_t *err)
   /* The same filter as the init's: a container with an allowlist has its resolv.conf in its state
      directory (lifecycle.c), and prctl(PR_SET_MM) refused (sandbox.c).  */
   sb.popts.deny_set_mm = faccessat (ep->dirfd, EGRESS_RESOLV_FILE, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+  /* The platform create chose (a flag's, perhaps, which the annotations do not show).  */
+  if (sandbox_platform_from_name (ep->s->platform, &sb.platform) < 0)
+    {
+      sandbox_release (&sb);
+      return ar_make_error (err, EINVAL, "container `%s`: unknown platform `%s` in state.json",
+                            ep->s->id, ep->s->platform);
+    }
+  sb.popts.tracer_platform = sb.platform == PLATFORM_PTRACE;
+  sandbox_resolve_ptrace (&sb, ep->s->own_pidns, sandbox_host_ptrace_cap (ep->config));
   /* The tier create chose, which a flag or agentrt.conf may have decided.  */
   sb.popts.strict = ep->s->policy && strcmp (ep->s->policy, "strict") == 0;
   r = policy_init (&p, policy_native_table (), &sb.popts, err);
@@ -308,6 +318,36 @@ spawn_in_cgroup (const struct state *s, const struct process_exec_cfg *cfg,
   return r;
 }
 
+/* The init's Landlock plan (lifecycle.c), from the namespaces the container has and its stored
+   annotations (the agent profile writes its own): each exec'd process enters a domain of its
+   own with the same rules.  */
+static void
+plan_landlock (const struct exec_policy *ep, struct landlock_ruleset *out)
+{
+  struct landlock_plan plan = { 0 };
+  const char *agent;
+  cleanup_close int pidns = -1;
+  cleanup_close int netns = -1;
+  char path[64];
+
+  if (ep->s->platform == NULL || strcmp (ep->s->platform, "none") == 0)
+    {
+      memset (out, 0, sizeof *out);
+      return;
+    }
+  snprintf (path, sizeof path, "/proc/%d/ns/pid", (int) ep->s->pid);
+  pidns = open (path, O_RDONLY | O_CLOEXEC);
+  snprintf (path, sizeof path, "/proc/%d/ns/net", (int) ep->s->pid);
+  netns = open (path, O_RDONLY | O_CLOEXEC);
+  /* Not to be opened: the init is gone, and the exec fails joining it anyway.  */
+  plan.scope_signal = pidns < 0 || landlock_pidns_sees_runtime (pidns);
+  plan.scope_abstract = netns < 0 || landlock_netns_is_runtimes (netns);
+  agent = sandbox_annotation (&ep->s->annotations, "io.agentrt.profile");
+  plan.deny_connect = agent && strcmp (agent, "agent") == 0
+                      && faccessat (ep->dirfd, EGRESS_RESOLV_FILE, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+  landlock_prepare (&plan, out);
+}
+
 static int
 exec_in (const struct state *s, const struct operator_conf *op, int dirfd,
          const struct ar_exec_opts *o, struct spec_process *p, ar_error_t *err)
@@ -335,6 +375,7 @@ exec_in (const struct state *s, const struct operator_conf *op, int dirfd,
     }
   cfg.filters[FILTER_POLICY] = ep.prog.insns ? &ep.prog : NULL;
   cfg.filters[FILTER_OCI] = ep.oci.insns ? &ep.oci : NULL;
+  plan_landlock (&ep, &cfg.landlock);
 
   if (!o->detach)
     {

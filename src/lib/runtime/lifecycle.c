@@ -28,6 +28,7 @@
 
 #include "agentrt/container.h"
 #include "cgroups/cgroup.h"
+#include "init/landlock.h"
 #include "runtime/container_internal.h"
 #include "sandbox/ephemeral.h"
 #include "init/hooks.h"
@@ -252,6 +253,8 @@ prepare_policy (struct create_ctx *c, ar_error_t *err)
     return -1;
   if (c->sb.platform == PLATFORM_NONE)
     return 0;
+  /* Joined (a pod's), a pid namespace is not the container's own: others' processes are in it.  */
+  sandbox_resolve_ptrace (&c->sb, c->ns.new_ns[SPEC_NS_PID], sandbox_host_ptrace_cap (c->spec));
   if (policy_init (&p, policy_native_table (), &c->sb.popts, err) < 0)
     return -1;
   /* The root may not exist before the first container: then compiled, and kept next time.  */
@@ -337,33 +340,6 @@ cap_tmpfs_mounts (struct spec *s, unsigned long long bytes)
     }
 }
 
-/* Is the pid namespace of `fd` the runtime's own, or one above it (where the runtime's
-   processes are seen too)?  */
-static bool
-pidns_sees_runtime (int fd)
-{
-  struct stat target, st;
-  int ns = open ("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
-
-  if (fstat (fd, &target) < 0)
-    return true;
-  while (ns >= 0)
-    {
-      int parent;
-
-      if (fstat (ns, &st) == 0 && st.st_dev == target.st_dev && st.st_ino == target.st_ino)
-        {
-          close (ns);
-          return true;
-        }
-      /* EPERM past the namespaces we may see.  */
-      parent = ioctl (ns, NS_GET_PARENT);
-      close (ns);
-      ns = parent;
-    }
-  return false;
-}
-
 /* A container in the runtime's pid namespace sees the supervisor's processes, which run as
    host root with the container's own uid where it has no user namespace, and may SIGSTOP or
    SIGKILL them: a stop holds the deadline off until the next command looks, and the death of
@@ -375,7 +351,7 @@ check_supervisor_pidns (const struct create_ctx *c, ar_error_t *err)
   int join = c->ns.join_fd[SPEC_NS_PID];
 
   if ((c->sb.platform == PLATFORM_NONE && c->sb.timeout_ms <= 0) || c->ns.new_ns[SPEC_NS_PID]
-      || c->op.supervised_without_pidns || (join >= 0 && !pidns_sees_runtime (join)))
+      || c->op.supervised_without_pidns || (join >= 0 && !landlock_pidns_sees_runtime (join)))
     return 0;
   return ar_make_error (err, 0,
                         "linux.namespaces: no pid namespace of the container's own, where it "
@@ -411,9 +387,9 @@ prepare_create (struct create_ctx *c, ar_error_t *err)
       || owners_check_spec (c->spec, err) < 0 || check_unsupported (c->spec, err) < 0
       || check_memory_limit (c->spec, err) < 0
       || sandbox_resolve (&c->spec->annotations, &f, &c->sb, err) < 0 || prepare_egress (c, err) < 0
-      || prepare_policy (c, err) < 0
       || cgroup_resolve (c->spec, c->id, c->systemd_cgroup, &c->cg, err) < 0
       || namespaces_plan (c->spec, &c->ns, err) < 0 || check_supervisor_pidns (c, err) < 0
+      || prepare_policy (c, err) < 0
       || sources_plan (c->spec, &c->ns, c->bundle, &c->sources, err) < 0)
     return -1;
   /* systemd is asked now, before anything is made: without it create fails here, clean.  */
@@ -725,6 +701,27 @@ place_fn (pid_t pid, void *data, ar_error_t *err)
   return cgroup_systemd_place (&c->cg, pid, c->id, &l->resources, l->devices, l->n_devices, err);
 }
 
+/* The second wall (landlock.h), for a supervised container: scopes where it shares the
+   runtime's pid or network namespace; under the agent profile, no TCP connect of its own where
+   the broker makes them.  Only there: a domain also keeps ptrace and /proc/PID/fd between an
+   exec'd process and the init's (sibling domains), which a debugging session in a container
+   with an allowlist outside the profile should not lose.  */
+static void
+plan_landlock (const struct create_ctx *c, struct landlock_ruleset *out)
+{
+  int pid_join = c->ns.join_fd[SPEC_NS_PID], net_join = c->ns.join_fd[SPEC_NS_NETWORK];
+  bool on = c->sb.platform != PLATFORM_NONE;
+  struct landlock_plan plan = {
+    .scope_signal
+    = on && !c->ns.new_ns[SPEC_NS_PID] && (pid_join < 0 || landlock_pidns_sees_runtime (pid_join)),
+    .scope_abstract = on && !c->ns.new_ns[SPEC_NS_NETWORK]
+                      && (net_join < 0 || landlock_netns_is_runtimes (net_join)),
+    .deny_connect = on && c->agent && c->sb.net != NULL,
+  };
+
+  landlock_prepare (&plan, out);
+}
+
 static int
 spawn (struct create_ctx *c, int dirfd, int cgroup_fd, struct process_result *res, ar_error_t *err)
 {
@@ -751,6 +748,7 @@ spawn (struct create_ctx *c, int dirfd, int cgroup_fd, struct process_result *re
 
   for (int i = 0; i < FILTER__N; i++)
     cfg.filters[i] = c->progs[i].insns ? &c->progs[i] : NULL;
+  plan_landlock (c, &cfg.landlock);
   if (c->sb.ephemeral && make_ephemeral (c, err) < 0)
     return -1;
   if (c->sb.ephemeral && c->eph_cfg.idmap)
@@ -845,6 +843,14 @@ release_for_supervisor (void *arg)
   c->spec = NULL;
 }
 
+/* Does the container run in the PER_LINUX32 personality (linux.personality LINUX32)?  */
+static bool
+linux32 (const struct spec *s)
+{
+  const char *d = s->linux_.has_personality ? s->linux_.personality.domain : NULL;
+  return d && strcmp (d, "LINUX32") == 0;
+}
+
 static int
 start_supervisor (struct create_ctx *c, pid_t init, int listener, bool trace, ar_error_t *err)
 {
@@ -854,6 +860,7 @@ start_supervisor (struct create_ctx *c, pid_t init, int listener, bool trace, ar
                                .state_dir = c->state_dir,
                                .audit_path = audit,
                                .uname_release = c->sb.uname_release,
+                               .uname_personality = linux32 (c->spec),
                                .popts = c->sb.popts,
                                .limits = c->limits,
                                .init_pid = init,

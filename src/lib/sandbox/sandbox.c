@@ -133,13 +133,38 @@ resolve_release (const char *v, char **out, ar_error_t *err)
 }
 
 static int
-resolve_ptrace (const char *v, bool *out, ar_error_t *err)
+resolve_ptrace (const char *v, enum sandbox_ptrace *out, ar_error_t *err)
 {
   if (strcmp (v, "allow") != 0 && strcmp (v, "deny") != 0)
     return ar_make_error (err, EINVAL, "annotation io.agentrt.policy.ptrace: `%s`: allow or deny",
                           v);
-  *out = strcmp (v, "allow") == 0;
+  *out = strcmp (v, "allow") == 0 ? SANDBOX_PTRACE_ALLOW : SANDBOX_PTRACE_DENY;
   return 0;
+}
+
+void
+sandbox_resolve_ptrace (struct sandbox *sb, bool own_pidns, bool host_ptrace_cap)
+{
+  if (sb->ptrace != SANDBOX_PTRACE_DEFAULT)
+    sb->popts.allow_ptrace = sb->ptrace == SANDBOX_PTRACE_ALLOW;
+  else
+    sb->popts.allow_ptrace = sb->platform == PLATFORM_SECCOMP && own_pidns && !host_ptrace_cap;
+}
+
+bool
+sandbox_host_ptrace_cap (const struct spec *s)
+{
+  const struct spec_strv *b = &s->process.capabilities.bounding;
+
+  for (size_t i = 0; i < s->linux_.n_namespaces; i++)
+    if (s->linux_.namespaces[i].kind == SPEC_NS_USER)
+      return false;
+  if (!s->process.has_capabilities)
+    return true; /* every capability is kept */
+  for (size_t i = 0; i < b->n; i++)
+    if (strcmp (b->v[i], "CAP_SYS_PTRACE") == 0)
+      return true;
+  return false;
 }
 
 /* The broker connects from the caller's network namespace, the host's, or from a pod's
@@ -670,7 +695,7 @@ check_ptrace_platform (const struct sandbox *sb, ar_error_t *err)
 {
   if (sb->platform != PLATFORM_PTRACE)
     return 0;
-  if (sb->popts.allow_ptrace)
+  if (sb->ptrace == SANDBOX_PTRACE_ALLOW)
     return ar_make_error (err, EINVAL,
                           "annotation io.agentrt.policy.ptrace=allow: the ptrace platform is the "
                           "workload's one tracer; use --platform seccomp");
@@ -715,10 +740,11 @@ sandbox_resolve (const struct spec_map *a, const struct sandbox_flags *f, struct
     out->uname_release = xstrdup (SUPERVISOR_DEFAULT_RELEASE);
   else if (resolve_release (release, &out->uname_release, err) < 0)
     return -1;
-  if (ptrace && resolve_ptrace (ptrace, &out->popts.allow_ptrace, err) < 0)
+  if (ptrace && resolve_ptrace (ptrace, &out->ptrace, err) < 0)
     return -1;
   if (resolve_policy (a, f, wants_agent (a, f), out, err) < 0)
     return -1;
+  out->popts.tracer_platform = out->platform == PLATFORM_PTRACE;
   if (!f->policy_only && resolve_net_allow (f, a, out, err) < 0)
     return -1;
   /* Per-program entries trust /proc/PID/exe, which PR_SET_MM can change; a list without them

@@ -13,7 +13,10 @@
      io.agentrt.policy          --policy       default | strict: agentrt's syscall policy
                                                (default: strict under the agent profile, else
                                                agentrt.conf's policy, else default)
-     io.agentrt.policy.ptrace   -              allow | deny (default): ptrace for debugging
+     io.agentrt.policy.ptrace   -              ptrace, process_vm_readv/writev in the container
+                                               (sandbox_resolve_ptrace): deny | allow (the
+                                               operator's); default: allowed on the seccomp
+                                               platform with a pid namespace of its own
      io.agentrt.net.allow       --net-allow    what the egress broker connects to and the
                                                resolver resolves (netpolicy.h, egress.h);
                                                implies a loopback-only netns
@@ -42,6 +45,14 @@ enum sandbox_platform
   PLATFORM_PTRACE,
 };
 
+/* io.agentrt.policy.ptrace.  */
+enum sandbox_ptrace
+{
+  SANDBOX_PTRACE_DEFAULT, /* not given */
+  SANDBOX_PTRACE_DENY,
+  SANDBOX_PTRACE_ALLOW,
+};
+
 struct sandbox_flags
 {
   const struct operator_conf *op; /* agentrt.conf, or NULL: every default */
@@ -63,10 +74,12 @@ struct sandbox
   enum sandbox_platform platform;
   char *audit_path; /* absolute, or NULL for the default */
   char *uname_release;
+  /* popts.allow_ptrace is sandbox_resolve_ptrace's, once the pid namespace is known.  */
   struct policy_opts popts;
-  struct netpolicy *net;   /* the allowlist (netpolicy.h), or NULL: no broker */
-  const char *egress_from; /* "--net-allow" or the annotation, for errors */
-  bool egress_annotation;  /* config.json's: the host's addresses are refused */
+  enum sandbox_ptrace ptrace; /* io.agentrt.policy.ptrace */
+  struct netpolicy *net;      /* the allowlist (netpolicy.h), or NULL: no broker */
+  const char *egress_from;    /* "--net-allow" or the annotation, for errors */
+  bool egress_annotation;     /* config.json's: the host's addresses are refused */
   /* Set by sandbox_prepare_egress: the resolver's upstream, the container's resolv.conf and
      the host's addresses (egress.h).  */
   struct dns_upstream *upstream;
@@ -89,6 +102,23 @@ struct sandbox
 int sandbox_resolve (const struct spec_map *annotations, const struct sandbox_flags *f,
                      struct sandbox *out, ar_error_t *err);
 void sandbox_release (struct sandbox *sb);
+
+/* ptrace in the container (popts.allow_ptrace), once create knows whether it has a pid
+   namespace of its own (`own_pidns`: made for it, not joined).  Allowed there by default on the
+   seccomp platform: a tracer then sees only the container's processes.  Denied where it shares
+   one (the host's, with supervised_without_pidns = allow, or a pod's), where it would reach
+   processes that are not the container's, unless the annotation says allow (the operator's);
+   on the ptrace platform, where the supervisor is every process's one tracer; and where the
+   container may hold CAP_SYS_PTRACE in the host's user namespace (sandbox_host_ptrace_cap).
+   The annotation's deny denies it everywhere.  */
+void sandbox_resolve_ptrace (struct sandbox *sb, bool own_pidns, bool host_ptrace_cap);
+
+/* May the container's processes hold CAP_SYS_PTRACE in the host's user namespace (no user
+   namespace of its own, and the capability in the bounding set, or no capabilities section)?
+   Then the kernel lets them attach to any process in their pid namespace, dumpable or not:
+   agentrt's own among them, such as a process `exec` starts, which joins the namespaces with
+   every capability and installs its filters last (tests/ptrace.bats).  */
+bool sandbox_host_ptrace_cap (const struct spec *s);
 
 /* With an allowlist, at create: the container's network namespace and where the broker
    connects from (egress_prepare_spec, *ns), the resolver's upstream read there, and, for

@@ -13,6 +13,7 @@ static const sv_handler_fn handlers[SH__N] = {
   [SH_AFFINITY] = sv_handle_affinity, [SH_EXEC] = sv_handle_exec,
   [SH_CONNECT] = sv_handle_connect,   [SH_BIND] = sv_handle_bind,
   [SH_UNKNOWN] = sv_handle_unknown,   [SH_FSNOTIFY] = sv_handle_fsnotify,
+  [SH_CLOCK] = sv_handle_clock,
 };
 
 /* A call that reaches us although its entry says allow means the filter and the table

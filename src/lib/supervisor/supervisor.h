@@ -76,6 +76,10 @@ struct supervisor_cfg
   const char *state_dir;  /* absolute: ROOT/ID */
   const char *audit_path; /* absolute */
   const char *uname_release;
+  /* linux.personality is LINUX32: uname's machine is each caller's (i686 rather than x86_64),
+     read from its personality; otherwise no caller can be in another (the policy refuses
+     personality but for PER_LINUX) and the host's is answered without the read.  */
+  bool uname_personality;
   struct policy_opts popts;
   const struct vfiles_limits *limits;
   pid_t init_pid;

@@ -24,6 +24,7 @@ struct sv
 {
   const char *id;
   const char *release;
+  bool uname_personality; /* supervisor_cfg's: read each caller's personality for uname */
   struct policy policy;
   /* The main thread changes them; handlers read them with vfiles_live_get.  */
   struct vfiles_live limits;
@@ -166,6 +167,7 @@ void sv_handle_unknown (struct sv_call *c);
 void sv_handle_uname (struct sv_call *c);
 void sv_handle_sysinfo (struct sv_call *c);
 void sv_handle_affinity (struct sv_call *c);
+void sv_handle_clock (struct sv_call *c);
 void sv_handle_exec (struct sv_call *c);
 void sv_handle_connect (struct sv_call *c);
 void sv_handle_bind (struct sv_call *c);

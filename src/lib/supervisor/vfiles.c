@@ -161,13 +161,27 @@ meminfo_field (const char *host, const char *name)
   return 0;
 }
 
+/* The container's memory as meminfo shows it, in kB.  */
+struct mem_view
+{
+  uint64_t total;
+  bool known; /* the cgroup's usage is known: used is it */
+  uint64_t used;
+  uint64_t left; /* of used, what Buffers, Cached and SReclaimable have not shown yet */
+};
+
 /* One meminfo line with its kB figure set to the container's view: MemTotal is `total`, swap
    is none (the container has no swap of its own to show), and everything else is clipped to
-   `total` so no figure claims more memory than there is.  Lines without " kB" (HugePages_*)
-   and unchanged figures are copied as they are.  */
+   `total` so no figure claims more memory than there is.  Where the cgroup's usage is known,
+   MemFree and MemAvailable are what it leaves of the limit, and Buffers, Cached and
+   SReclaimable together at most the usage, so that total - free - buffers - cached -
+   sreclaimable (busybox free's "used") is never below 0 (the host's cache alone was twice a
+   small limit, and that used wrapped around).
+   Lines without " kB" (HugePages_*) and unchanged figures are copied as they are.  */
 static void
-meminfo_line (struct sbuf *b, const char *line, size_t len, uint64_t total)
+meminfo_line (struct sbuf *b, const char *line, size_t len, struct mem_view *m)
 {
+  uint64_t total = m->total;
   const char *colon = memchr (line, ':', len), *num, *end = NULL;
   uint64_t v = 0, nv;
   int pad;
@@ -186,6 +200,16 @@ meminfo_line (struct sbuf *b, const char *line, size_t len, uint64_t total)
     nv = total;
   else if (field_is (line, colon, "SwapTotal") || field_is (line, colon, "SwapFree"))
     nv = 0;
+  else if (m->known
+           && (field_is (line, colon, "MemFree") || field_is (line, colon, "MemAvailable")))
+    nv = total - m->used;
+  else if (m->known
+           && (field_is (line, colon, "Buffers") || field_is (line, colon, "Cached")
+               || field_is (line, colon, "SReclaimable")))
+    {
+      nv = v < m->left ? v : m->left;
+      m->left -= nv;
+    }
   else
     nv = v < total ? v : total;
   if (nv == v)
@@ -206,6 +230,7 @@ render_meminfo (struct sbuf *b, const struct vfiles_limits *l, const char *host,
 {
   const char *pos = host, *line;
   uint64_t total, host_total;
+  struct mem_view m;
   size_t len;
 
   (void) err;
@@ -219,8 +244,11 @@ render_meminfo (struct sbuf *b, const struct vfiles_limits *l, const char *host,
   host_total = meminfo_field (host, "MemTotal");
   if (host_total != 0 && host_total < total)
     total = host_total;
+  m = (struct mem_view){ .total = total, .known = l->mem_usage != 0 };
+  m.used = l->mem_usage / 1024 < total ? l->mem_usage / 1024 : total;
+  m.left = m.used;
   while (next_line (&pos, &line, &len))
-    meminfo_line (b, line, len, total);
+    meminfo_line (b, line, len, &m);
   return 0;
 }
 
@@ -745,6 +773,30 @@ vfiles_limits_set (struct vfiles_limits *l, uint64_t mem_limit, const cpu_set_t 
     l->cpu_ids[l->ncpus++] = 0;
 }
 
+bool
+vfiles_quota_cuts (const struct vfiles_limits *l)
+{
+  return l->quota_cpus < (uint64_t) CPU_COUNT (&l->cpus);
+}
+
+void
+vfiles_affinity (const struct vfiles_limits *l, const cpu_set_t *real, cpu_set_t *out)
+{
+  uint64_t n = 0;
+  cpu_set_t in;
+
+  CPU_AND (&in, real, &l->cpus);
+  if (CPU_COUNT (&in) == 0)
+    in = *real;
+  CPU_ZERO (out);
+  for (int c = 0; c < CPU_SETSIZE && (n == 0 || n < l->quota_cpus); c++)
+    if (CPU_ISSET (c, &in))
+      {
+        CPU_SET (c, out);
+        n++;
+      }
+}
+
 int
 vfiles_limits_from_spec (const struct spec *s, struct vfiles_limits *l, ar_error_t *err)
 {
@@ -773,6 +825,7 @@ static const char *const cg_names[VCG__N][3] = {
   [VCG_CFS_QUOTA] = { "cpu.cfs_quota_us", NULL, NULL },
   [VCG_CFS_PERIOD] = { "cpu.cfs_period_us", NULL, NULL },
   [VCG_CPUSET] = { "cpuset.cpus.effective", "cpuset.effective_cpus", "cpuset.cpus" },
+  [VCG_MEM_USAGE] = { "memory.current", "memory.usage_in_bytes", NULL },
 };
 
 /* A decimal number that is all of `s` but a trailing newline.  */
@@ -887,6 +940,8 @@ vfiles_limits_from_cgroup (const struct vfiles_limits *base, const char *const t
                           text[bad]);
   l->boot = base->boot;
   vfiles_limits_set (l, mem, &cpus, quota);
+  if (!text[VCG_MEM_USAGE] || !whole_u64 (text[VCG_MEM_USAGE], &l->mem_usage))
+    l->mem_usage = 0;
   return 0;
 }
 
@@ -917,11 +972,10 @@ vfiles_live_init (struct vfiles_live *v, const struct vfiles_limits *limits,
 {
   /* Each file in its controller's directory only: a lookup that fails in cgroupfs costs
      ~15 µs here, and trying every name in every hierarchy was 40 of them per start.  */
-  const char *dir[VCG__N] = { [VCG_MEMORY] = cg ? cg->memory : NULL,
-                              [VCG_CPU_MAX] = cg ? cg->cpu : NULL,
-                              [VCG_CFS_QUOTA] = cg ? cg->cpu : NULL,
-                              [VCG_CFS_PERIOD] = cg ? cg->cpu : NULL,
-                              [VCG_CPUSET] = cg ? cg->cpuset : NULL };
+  const char *dir[VCG__N]
+      = { [VCG_MEMORY] = cg ? cg->memory : NULL, [VCG_CPU_MAX] = cg ? cg->cpu : NULL,
+          [VCG_CFS_QUOTA] = cg ? cg->cpu : NULL, [VCG_CFS_PERIOD] = cg ? cg->cpu : NULL,
+          [VCG_CPUSET] = cg ? cg->cpuset : NULL, [VCG_MEM_USAGE] = cg ? cg->memory : NULL };
 
   pthread_rwlock_init (&v->lock, NULL);
   v->now = *limits;
@@ -968,8 +1022,19 @@ vfiles_live_tick (struct vfiles_live *v, int dirfd, ar_error_t *err)
 {
   struct vfiles_limits next;
 
-  if (!read_live (v, &next) || vfiles_limits_same (&next, &v->now))
+  if (!read_live (v, &next))
     return vfiles_refresh (dirfd, &v->now, err);
+  if (vfiles_limits_same (&next, &v->now))
+    {
+      /* The usage changes every second: shown by the files refreshed anyway (meminfo).  */
+      if (v->now.mem_usage != next.mem_usage && next.mem_usage != 0)
+        {
+          pthread_rwlock_wrlock (&v->lock);
+          v->now.mem_usage = next.mem_usage;
+          pthread_rwlock_unlock (&v->lock);
+        }
+      return vfiles_refresh (dirfd, &v->now, err);
+    }
   pthread_rwlock_wrlock (&v->lock);
   v->now = next;
   pthread_rwlock_unlock (&v->lock);

@@ -39,6 +39,7 @@ enum vfile
 struct vfiles_limits
 {
   uint64_t mem_limit;   /* bytes; 0: none (the host's figures) */
+  uint64_t mem_usage;   /* bytes the cgroup charges now (memory.current); 0: not known */
   unsigned ncpus;       /* CPUs the container may use: >= 1, <= the host's online CPUs */
   int cpu_ids[1024];    /* the host CPUs it is shown, ncpus of them, ascending */
   struct timespec boot; /* CLOCK_BOOTTIME when the container was created: its uptime's zero */
@@ -69,6 +70,13 @@ int vfiles_limits_from_spec (const struct spec *s, struct vfiles_limits *l, ar_e
 void vfiles_limits_set (struct vfiles_limits *l, uint64_t mem_limit, const cpu_set_t *cpus,
                         uint64_t quota_cpus);
 
+/* Does the quota show fewer CPUs than the cpuset gives (sched_getaffinity must then be cut,
+   handlers/affinity.c)?  */
+bool vfiles_quota_cuts (const struct vfiles_limits *l);
+/* What sched_getaffinity shows of a task whose kernel mask is `real`: real within the cpuset
+   (real itself if they do not meet), cut to the lowest quota_cpus of those, at least one.  */
+void vfiles_affinity (const struct vfiles_limits *l, const cpu_set_t *real, cpu_set_t *out);
+
 /* The cgroup files the live limits are read from, each found in whichever of the container's
    directories has it (v2 names first; a v1 hierarchy has none of them).  */
 enum vfiles_cg
@@ -78,14 +86,15 @@ enum vfiles_cg
   VCG_CFS_QUOTA,  /* cpu.cfs_quota_us (v1): -1 or µs */
   VCG_CFS_PERIOD, /* cpu.cfs_period_us (v1) */
   VCG_CPUSET,     /* cpuset.cpus.effective (v2), cpuset.effective_cpus or cpuset.cpus (v1) */
+  VCG_MEM_USAGE,  /* memory.current (v2), memory.usage_in_bytes (v1): bytes */
   VCG__N,
 };
 
 /* The limits from the texts of those files, as read (a trailing newline is allowed); NULL
    for a file the cgroup does not have: its figure is then base's (config.json's).  A memory
    limit of 2^62 bytes or more is none (v1 writes "unlimited" as LONG_MAX rounded to a page),
-   an empty cpuset is none.  *l gets base's boot.  -1 with EINVAL (and *l untouched) when a text
-   does not parse.  */
+   an empty cpuset is none.  A usage that does not parse is not known (0).  *l gets base's boot.  -1
+   with EINVAL (and *l untouched) when a text does not parse.  */
 int vfiles_limits_from_cgroup (const struct vfiles_limits *base, const char *const text[VCG__N],
                                struct vfiles_limits *l, ar_error_t *err);
 

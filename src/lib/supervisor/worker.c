@@ -369,6 +369,7 @@ setup (const struct supervisor_cfg *c, int init_pidfd, int *ctl, int *sfd, int *
 
   the_sv.id = c->id;
   the_sv.release = c->uname_release;
+  the_sv.uname_personality = c->uname_personality;
   vfiles_live_init (&the_sv.limits, c->limits, c->cgroup_dirs ? &c->limit_dirs : NULL);
   the_sv.audit_arch = SV_NATIVE_AUDIT_ARCH;
   the_sv.nr_cpu_ids = host_nr_cpu_ids ();

@@ -8,13 +8,29 @@
    in a second one (a first piece of each, within its page), unchecked; sv_audit's one
    NOTIF_ID_VALID vouches for all of it.  Only a string longer than that piece, or one the
    batch did not reach, is read on its own.  The record's comm is the new program's (new_comm),
-   not read from /proc.  */
+   not read from /proc.
+
+   The supervisor does not learn the kernel's result (the call is continued), so that a PATH
+   search (execvp tries each directory) would read as a row of allowed execs.  Before it
+   answers it looks the path up itself, in the caller's root, cwd or dirfd (lookup): a path
+   that is not there, or not a regular file with an execute bit on an exec mount, is recorded
+   with the errno the kernel will answer ("outcome": "ENOENT", "EACCES"…) and the caller's
+   own comm (a failed exec keeps it).  An observation, never a decision (the kernel looks
+   again, and a racing rename can change the answer); what it cannot tell is left out rather
+   than guessed: a success, ENOEXEC (binfmt_misc may take any format), the caller's own
+   permissions (the supervisor's are not the caller's), a missing ELF interpreter, and paths
+   through /proc (its `self` is not the caller's when the supervisor looks) or a magic link.  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include "json.h"
 #include "supervisor/sv.h"
@@ -30,6 +46,7 @@
 struct exec_read
 {
   char path[4096];
+  bool path_read; /* path is what the caller passed (not "" for an address it could not read) */
   /* One pointer more than is recorded: whether argv goes on past what the record shows.  */
   uint64_t argv[EXEC_MAX_ARGS + 1];
   int argc; /* pointers read before the NULL one or the first unreadable one */
@@ -89,6 +106,7 @@ read_path_argv (struct sv_call *c, uint64_t path, uint64_t argv, struct exec_rea
   path_read = plen && whole >= 1;
   argv_read = alen && whole == n;
 
+  x->path_read = true;
   if (path_read)
     {
       x->path[plen] = '\0';
@@ -96,7 +114,10 @@ read_path_argv (struct sv_call *c, uint64_t path, uint64_t argv, struct exec_rea
         read_str_rest (c, path, x->path, sizeof x->path, plen);
     }
   else if (!path || !read_str_rest (c, path, x->path, sizeof x->path, 0))
-    x->path[0] = '\0';
+    {
+      x->path[0] = '\0';
+      x->path_read = false;
+    }
 
   /* argv: what the batch read, then page by page (an array that crosses a page, or a batch
      that stopped at the path).  */
@@ -186,6 +207,67 @@ new_comm (bool at, const __u64 *a, const char *path, char out[16])
     snprintf (out, 16, "%s", base ? base + 1 : path);
 }
 
+/* Through /proc, where the supervisor's look-up is not the caller's (/proc/self, /dev/fd).  */
+static bool
+via_proc (const char *path)
+{
+  return strncmp (path, "/proc/", 6) == 0 || strcmp (path, "/proc") == 0
+         || strncmp (path, "/dev/fd/", 8) == 0 || strncmp (path, "/dev/std", 8) == 0;
+}
+
+/* The errno the kernel will answer for the file the exec names, as far as the supervisor can
+   tell from a look-up of its own (see the top of this file); 0 for none, or unknown.  An
+   absolute path resolves in the caller's root (RESOLVE_IN_ROOT), a relative one beneath its
+   cwd or dirfd (RESOLVE_BENEATH: a path that leaves it, by `..` or an absolute symlink, is
+   not followed, and its outcome left out).  */
+static int
+lookup (const struct sv_call *c, bool at, const __u64 *a, const char *path)
+{
+  pid_t tid = (pid_t) c->req->pid;
+  struct open_how how = { .flags = O_PATH | O_CLOEXEC };
+  char dir_path[64];
+  cleanup_close int dir = -1, fd = -1;
+  struct stat st;
+  struct statvfs vfs;
+
+  if (path[0] == '\0')
+    return at && (a[4] & AT_EMPTY_PATH) ? 0 : ENOENT;
+  if (via_proc (path))
+    return 0;
+  if (path[0] == '/')
+    {
+      snprintf (dir_path, sizeof dir_path, "/proc/%d/root", (int) tid);
+      how.resolve = RESOLVE_IN_ROOT;
+    }
+  else
+    {
+      if (at && (int) a[0] != AT_FDCWD)
+        snprintf (dir_path, sizeof dir_path, "/proc/%d/fd/%d", (int) tid, (int) a[0]);
+      else
+        snprintf (dir_path, sizeof dir_path, "/proc/%d/cwd", (int) tid);
+      how.resolve = RESOLVE_BENEATH;
+    }
+  if (at && (a[4] & AT_SYMLINK_NOFOLLOW))
+    how.flags |= O_NOFOLLOW;
+  dir = open (dir_path, O_PATH | O_CLOEXEC);
+  if (dir < 0)
+    return 0;
+  fd = (int) syscall (SYS_openat2, dir, path, &how, sizeof how);
+  if (fd < 0)
+    /* EXDEV: out of bounds; EACCES: the supervisor's search rights, not the caller's.  */
+    return errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == ENAMETOOLONG ? errno
+                                                                                          : 0;
+  if (fstat (fd, &st) < 0)
+    return 0;
+  if (S_ISLNK (st.st_mode))
+    return ELOOP;
+  if (!S_ISREG (st.st_mode) || (st.st_mode & 0111) == 0)
+    return EACCES;
+  if (fstatvfs (fd, &vfs) == 0 && (vfs.f_flag & ST_NOEXEC))
+    return EACCES;
+  return 0;
+}
+
 void
 sv_handle_exec (struct sv_call *c)
 {
@@ -193,14 +275,18 @@ sv_handle_exec (struct sv_call *c)
   const __u64 *a = c->req->data.args;
   struct ar_json *j = ar_json_new (NULL);
   cleanup_free char *args = NULL;
+  cleanup_free char *subject = NULL;
   struct exec_read x;
   bool cut;
   char comm[16];
+  int outcome;
 
   c->unchecked = true;
   read_path_argv (c, at ? a[1] : a[0], at ? a[2] : a[1], &x);
+  outcome = x.path_read && strlen (x.path) < sizeof x.path - 1 ? lookup (c, at, a, x.path) : 0;
   new_comm (at, a, x.path, comm);
-  c->comm = comm;
+  /* An exec that fails leaves the caller its name.  */
+  c->comm = outcome ? NULL : comm;
   ar_json_obj_open (j);
   if (at)
     ar_json_kint (j, "dirfd", (int) a[0]);
@@ -208,11 +294,16 @@ sv_handle_exec (struct sv_call *c)
   ar_json_str_max (j, x.path, AUDIT_STR_MAX, &cut);
   ar_json_key (j, "argv");
   argv_json (c, j, &x);
+  if (outcome)
+    ar_json_kstr (j, "outcome", strerrorname_np (outcome));
   ar_json_obj_close (j);
   args = ar_json_finish (j, NULL);
   c->truncated |= cut;
-  /* Execs of one program are aggregated, whatever their argv.  */
-  c->subject = x.path;
+  /* Execs of one program are aggregated, whatever their argv; those that fail apart.  */
+  if (outcome)
+    c->subject = subject = xasprintf ("%s\n%d", x.path, outcome);
+  else
+    c->subject = x.path;
   sv_reply_continue (c);
   sv_audit (c, "allow", 0, args);
 }

@@ -1,4 +1,5 @@
-/* sysinfo: memory as the container's limit shows it (its cgroup's now, vfiles_live) and uptime
+/* sysinfo: memory as the container's limit and usage show it (its cgroup's now, vfiles_live:
+   free is what the usage leaves of the limit) and uptime
    since the container was created, consistent with the virtual /proc/meminfo and /proc/uptime
    (vfiles.c).  */
 #define _GNU_SOURCE
@@ -33,6 +34,13 @@ apply_limits (struct sysinfo *si, const struct vfiles_limits *l)
   si->freeram = clip (si->freeram, limit);
   si->sharedram = clip (si->sharedram, limit);
   si->bufferram = clip (si->bufferram, limit);
+  /* What the cgroup's usage leaves, as /proc/meminfo's MemFree (vfiles.c).  */
+  if (l->mem_usage != 0)
+    {
+      unsigned long used = clip ((unsigned long) (l->mem_usage / unit), si->totalram);
+      si->freeram = si->totalram - used;
+      si->bufferram = clip (si->bufferram, used);
+    }
   si->totalswap = 0;
   si->freeswap = 0;
   si->totalhigh = 0;
