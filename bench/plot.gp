@@ -57,7 +57,7 @@ plot data index 1 using 3:xtic(2) title columnhead(3) lt 1, \
      ''   index 1 using 6 title columnhead(6) lt 4, \
      ''   index 1 using 7 title columnhead(7) lt 5, \
      ''   index 1 using 8 title columnhead(8) lt 7, \
-     ''   index 1 using 10 title columnhead(10) lt 6
+     ''   index 1 using 11 title columnhead(11) lt 6
 
 set title "seccomp notify round trip on the host (notify-rtt: getppid)"
 set ylabel "ns per call"

@@ -45,7 +45,7 @@ SC_BUDGET_MS=${SC_BUDGET_MS:-100}
 # agentrt three times: its default platform (seccomp, the supervisor), `--platform none` (no
 # supervisor; only when this agentrt has the flag) and `--platform ptrace` (the same policy
 # through ptrace stops; its column says "not built" for an agentrt that refuses it).
-PEERS=(crun runc runsc agentrt agentrt-none agentrt-ptrace agentrt-agent)
+PEERS=(crun runc runsc agentrt agentrt-none agentrt-ptrace agentrt-agent agentrt-strict)
 ALL_PEERS=("${PEERS[@]}")
 # BENCH_PEERS: only these of PEERS, in that order (to rerun some by hand; crun is the baseline).
 if [ -n "${BENCH_PEERS:-}" ]; then read -r -a PEERS <<<"$BENCH_PEERS"; fi
@@ -66,7 +66,7 @@ PACKAGES=(crun runc runsc hyperfine gnuplot-nox jq busybox-static gcc libc6-dev 
 # filter sends every system call down the kernel's slower entry path.
 SECCOMP_PROFILE=${BENCH_SECCOMP_PROFILE:-/usr/share/containers/seccomp.json}
 PROF_PEERS=(crun runc)
-SC_TESTS=(getppid uname open-close open-proc stat fork-exec tcp-connect)
+SC_TESTS=(getppid fcntl uname open-close open-proc stat fork-exec tcp-connect)
 # notify-rtt's tests (bench/notify-rtt.c), run on the host: the raw round trip, and the least an
 # emulated uname costs (same-cpu-sync-uname: the round trip and the answer written into the caller).
 RTT_TESTS=(native same-cpu other-cpu same-cpu-sync unpinned unpinned-sync same-cpu-sync-uname)
@@ -228,6 +228,8 @@ set_rt() {
   RT[runc]="runc --root $tmp/root-runc"
   RT[runsc]="runsc --root $tmp/root-runsc --platform=ptrace --network=none${RUNSC_EXTRA:-}"
   RT[agentrt]="$AGENTRT --root $tmp/root-agentrt"
+  RT[agentrt-strict]="$AGENTRT --root $tmp/root-agentrt-strict"
+  CR_OPTS[agentrt-strict]=" --policy strict"
   RT[agentrt-none]="$AGENTRT --root $tmp/root-agentrt-none"
   CR_OPTS[agentrt-none]=" --platform none"
   RT[agentrt-ptrace]="$AGENTRT --root $tmp/root-agentrt-ptrace"
@@ -366,7 +368,7 @@ for peer in "${PEERS[@]}"; do
     continue
   fi
   case $peer in
-  agentrt | agentrt-none | agentrt-ptrace | agentrt-agent) VERSION[$peer]=$("$AGENTRT" --version | sed -n 1p | sed 's/ version//') ;;
+  agentrt | agentrt-strict | agentrt-none | agentrt-ptrace | agentrt-agent) VERSION[$peer]=$("$AGENTRT" --version | sed -n 1p | sed 's/ version//') ;;
   runsc) VERSION[$peer]="runsc $(runsc --version | sed -n 1p | awk '{print $3}')" ;;
   *) VERSION[$peer]=$($bin --version | sed -n 1p | sed 's/ version//') ;;
   esac
@@ -409,7 +411,7 @@ if [ -z "${UNAVAIL[runsc]:-}" ] && ! probe runsc; then
   set_rt "$TMP"
   probe runsc || UNAVAIL[runsc]="cannot run here: $(first_error "$TMP/probe-runsc.err")"
 fi
-for peer in runc agentrt agentrt-none agentrt-ptrace agentrt-agent; do
+for peer in runc agentrt agentrt-strict agentrt-none agentrt-ptrace agentrt-agent; do
   if [ -z "${UNAVAIL[$peer]:-}" ] && ! probe $peer; then
     err=$(first_error "$TMP/probe-$peer.err")
     # A platform an older agentrt refuses as not written yet is "not built".
@@ -421,9 +423,10 @@ for peer in runc agentrt agentrt-none agentrt-ptrace agentrt-agent; do
   fi
 done
 NOTE[runsc]="gVisor, --platform=ptrace (/dev/kvm here is a PVM device), --network=none${RUNSC_EXTRA:+, --ignore-cgroups}"
-declare -A LABEL=([agentrt-none]="agentrt --platform none" [agentrt-ptrace]="agentrt --platform ptrace"
+declare -A LABEL=([agentrt-strict]="agentrt --policy strict" [agentrt-none]="agentrt --platform none" [agentrt-ptrace]="agentrt --platform ptrace"
   [agentrt-agent]="agentrt --agent (the full agent sandbox)")
 NOTE[agentrt-agent]="\`run\` and \`create\` with \`$AGENT_OPTS\`: the agent profile (user and network namespaces, no capabilities, memory, CPU and pids limits, a timeout), the egress broker's allowlist, an ephemeral rootfs of that size with the canaries planted, and the supervisor; lifecycle and workload rows only"
+NOTE[agentrt-strict]="\`run\` and \`create\` with \`--policy strict\`: the strict policy (the agent profile's allowlist), on the default platform"
 NOTE[agentrt-ptrace]="\`run\` and \`create\` with \`--platform ptrace\`: the supervisor through ptrace stops"
 if [ "$HAVE_PLATFORM" = 1 ]; then
   LABEL[agentrt]="agentrt (default: seccomp)"
@@ -567,7 +570,7 @@ fi
 # This VM's speed for the same call drifts between processes (by up to 1.7x, in steps), so the
 # runs are not made in one container: each run is its own container (`-r 1`), and the peers take
 # turns, round after round, in a rotating order; the figure is the median over the rounds.
-declare -A SC_LABEL=([getppid]="getppid (allowed call)" [uname]="uname"
+declare -A SC_LABEL=([getppid]="getppid (allowed call)" [fcntl]="fcntl F_GETFD (allowed; its command checked under strict)" [uname]="uname"
   [open-close]="open+close of a regular file (/etc/passwd)" [open-proc]="open+close of /proc/meminfo"
   [stat]="stat (/etc/passwd)" [fork-exec]="fork+exec+wait (a static binary)"
   [tcp-connect]="TCP connect to a loopback server in the container (socket+connect+close)")
@@ -807,6 +810,7 @@ footprint() { # PEER
 }
 for peer in "${BASE_PEERS[@]}"; do
   section footprint || break
+  [ "$peer" != agentrt-strict ] || continue # the policy's tier changes no process nor memory
   footprint "$peer"
   is_num "${VAL[$peer,fp-pss]:-}" &&
     NOTE[$peer,fp-pss]="${FP_NOTE[$peer]} process(es) per container counted"
@@ -835,6 +839,7 @@ scale_loop() { # PEER LOOP DEADLINE_NS: prints how many containers it went throu
 }
 for peer in "${BASE_PEERS[@]}"; do
   section scale || break
+  [ "$peer" != agentrt-strict ] || continue
   log "$peer: $SCALE_LOOPS create/start/delete loops for $SCALE_SECONDS s"
   t0=$(date +%s%N)
   for k in $(seq "$SCALE_LOOPS"); do
@@ -867,6 +872,10 @@ cell() { # PEER ROW
   agentrt-agent,run | agentrt-agent,create | agentrt-agent,start | agentrt-agent,delete) ;;
   agentrt-agent,exec | agentrt-agent,wl-*) ;;
   agentrt-agent,*)
+    echo —
+    return
+    ;;
+  agentrt-strict,fp-* | agentrt-strict,scale)
     echo —
     return
     ;;
@@ -1094,6 +1103,33 @@ goals_table() {
   echo
 }
 
+# The goals of issue 17 item 7: the strict policy against the default one, on the same platform.
+strict_goals_table() {
+  local r r2 t w
+  echo "## Goals (issue 17: the strict policy)"
+  echo
+  echo "agentrt with \`--policy strict\` (the column \"${LABEL[agentrt-strict]}\") against its default"
+  echo "policy, and against crun, on the same bundles; ratios of medians from the table below."
+  echo "getppid is allowed whatever its arguments, so the kernel's action cache allows it without"
+  echo "running the filter; fcntl's command is checked under strict, so the filter runs for it."
+  echo
+  echo "| goal | figure | verdict | from the rows |"
+  echo "|---|---|---|---|"
+  for t in getppid fcntl; do
+    r=$(ratio_of agentrt-strict "$t" agentrt || true)
+    r2=$(ratio_of agentrt-strict "$t" crun || true)
+    goal_line "${SC_LABEL[$t]} under strict ≤ 1.02× the default policy" "$r" le 1.02 \
+      "$(ratio_text "$r" strict default); $(ratio_text "$r2" strict crun)" "${SC_LABEL[$t]}"
+  done
+  for w in "${WORKLOADS[@]}"; do
+    r=$(ratio_of agentrt-strict "wl-$w" agentrt || true)
+    r2=$(ratio_of agentrt-strict "wl-$w" crun || true)
+    goal_line "${WL_LABEL[$w]} under strict ≤ 1.02× the default policy" "$r" le 1.02 \
+      "$(ratio_text "$r" strict default); $(ratio_text "$r2" strict crun)" "${WL_LABEL[$w]}"
+  done
+  echo
+}
+
 # The goals of issue 15 item 5: the full agent sandbox against crun running the plain bundle.
 agent_goals_table() {
   local r
@@ -1142,6 +1178,7 @@ RTT_CMD='host, in its turn of each round (×'"$SC_RUNS"'): `$B/rootfs/notify-rtt
   echo "the \`$RTT_BASE\` round trip."
   echo
   goals_table
+  strict_goals_table
   agent_goals_table
   echo "## All figures"
   echo

@@ -10,7 +10,7 @@
  * or `name  n/a  reason` when the call cannot be made here (the reason is the error).
  *
  * usage: sc-bench [-r RUNS] [-t BUDGET_MS] [TEST...]    (default: every test, -r 7 -t 100)
- * tests: getppid uname open-close open-proc stat fork-exec tcp-connect
+ * tests: getppid fcntl uname open-close open-proc stat fork-exec tcp-connect
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -64,6 +64,14 @@ op_getppid (void)
 {
   /* syscall(2), not getppid(3): no libc may ever answer this from a cache. */
   return syscall (SYS_getppid) < 0 ? fail ("getppid") : 0;
+}
+
+/* An allowed call whose argument agentrt's strict policy checks (fcntl's command): the filter
+ * runs for it, where getppid is allowed by the kernel's action cache without it. */
+static int
+op_fcntl (void)
+{
+  return syscall (SYS_fcntl, 1, F_GETFD) < 0 ? fail ("fcntl") : 0;
 }
 
 static int
@@ -211,6 +219,7 @@ struct test
 
 static const struct test tests[] = {
   { "getppid", op_getppid, NULL, NULL, 0 },
+  { "fcntl", op_fcntl, NULL, NULL, 0 },
   { "uname", op_uname, NULL, NULL, 0 },
   { "open-close", op_open_close, NULL, NULL, 0 },
   { "open-proc", op_open_proc, NULL, NULL, 0 },

@@ -24,7 +24,7 @@ teardown() {
 @test "compat: agentrt --agent: the corpus passes but for its expected denials" { corpus_run agent --agent; }
 @test "compat: agentrt, ptrace platform: the corpus passes but for its expected denials" { corpus_run ptrace io.agentrt.platform=ptrace; }
 # The strict tier's line, once it merges (and "strict" in expected-denials' lists):
-# @test "compat: agentrt, strict tier: the corpus passes but for its expected denials" { corpus_run strict io.agentrt.policy=strict; }
+@test "compat: agentrt, strict tier: the corpus passes but for its expected denials" { corpus_run strict io.agentrt.policy=strict; }
 
 # corpus_run NAME [ARG...]: runs the corpus under configuration NAME (runc when NAME is runc,
 # else agentrt with the run flags (--…) and annotations (KEY=VALUE) ARGs) and checks its

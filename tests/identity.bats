@@ -253,8 +253,8 @@ time_offsets_day() {
   # whole CPU, 0.06, when it gets one).
   [[ "${lines[1]}" =~ ^[0-9]+\.[0-9][0-9]$ ]]
   [ "${lines[1]/./}" -ge 1 ]
-  # /proc/uptime's idle is its CPUs' time less what it used: half a second less at least.
-  awk -v n="${lines[3]}" '{ exit !($2 <= $1 * n - 0.5) }' <<<"${lines[2]}"
+  # /proc/uptime is the kernel's in the container's time namespace: its uptime since create.
+  awk '{ exit !($1 >= 8 && $1 < 60) }' <<<"${lines[2]}"
 }
 
 @test "identity: a config that joins the host's time namespace keeps the host's clocks, and its uptime agrees" {

@@ -108,10 +108,12 @@ done
 [ -z "$missing" ] && ok "agentrt.conf(5) documents every key" \
   || not_ok "agentrt.conf(5) documents every key" "missing:$missing"
 
-# The rules of `agentrt policy show` (both tables), each a `.B rule` line of agentrt-policy(7).
+# The rules of `agentrt policy show` (both tables, both tiers), each a `.B rule` line of
+# agentrt-policy(7); the rows are those with a number, not the header or the counts.
 missing=
-rules=$(for a in x86_64 aarch64; do "$AGENTRT" policy show --arch $a --format table; done \
-  | awk 'NR > 1 && $NF != "RULE" && $NF != "allow" { print $NF }' | sort -u)
+rules=$(for a in x86_64 aarch64; do for t in default strict; do
+  "$AGENTRT" policy show --arch $a --tier $t --format table; done; done \
+  | awk '$2 ~ /^[0-9]+$/ && $NF != "allow" { print $NF }' | sort -u)
 [ -n "$rules" ] || missing=" (no rule printed by agentrt policy show)"
 for r in $rules; do
   grep -q "^\\.B $(roff_re "$r")\$" "$man_dir/agentrt-policy.7" || missing="$missing $r"

@@ -32,6 +32,7 @@ struct ar_create_opts
   bool no_pivot, no_new_keyring, detach, keep;
   const char *platform;  /* --platform: seccomp, none (NULL: the annotation or seccomp) */
   const char *audit_log; /* --audit-log */
+  const char *policy;    /* --policy: default, strict (NULL: the annotation, profile or conf) */
   const char *net_allow; /* --net-allow: the egress allowlist */
   /* The sandbox controls (src/lib/sandbox/sandbox.h), NULL when not given.  */
   const char *timeout, *disk, *canary, *memory, *cpus, *pids;

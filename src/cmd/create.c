@@ -28,6 +28,7 @@ enum
   OPT_MEMORY,
   OPT_CPUS,
   OPT_PIDS,
+  OPT_POLICY,
 };
 
 static const struct argp_option create_options[] = {
@@ -61,6 +62,10 @@ static const struct argp_option create_options[] = {
     0 },
   { "canary", OPT_CANARY, "PATH,...", 0,
     "plant decoy credential files; any open of one is an alert (implies --ephemeral)", 0 },
+  { "policy", OPT_POLICY, "TIER", 0,
+    "agentrt's syscall policy: default (a deny list) or strict (an allowlist; the agent "
+    "profile's)",
+    0 },
   { "agent", OPT_AGENT, NULL, 0,
     "apply the agent profile: user and network namespaces, no capabilities, caps, timeout", 0 },
   { "memory", OPT_MEMORY, "SIZE", 0, "linux.resources.memory.limit (512m, 2g)", 0 },
@@ -128,6 +133,9 @@ parse_common (int key, char *arg, struct argp_state *state)
       break;
     case OPT_AGENT:
       in->o.agent = true;
+      break;
+    case OPT_POLICY:
+      in->o.policy = arg;
       break;
     case OPT_MEMORY:
       in->o.memory = arg;

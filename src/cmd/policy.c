@@ -1,6 +1,7 @@
-/* agentrt policy show [--arch x86_64|aarch64] [--format table|json]: agentrt's own syscall
-   table, one row per syscall in number order: name, number, tier, condition, handler,
-   severity, rule.  */
+/* agentrt policy show [--arch x86_64|aarch64] [--tier default|strict] [--format table|json]:
+   agentrt's own syscall table, one row per syscall in number order: name, number, tier,
+   condition, handler, severity, rule; after the table, the count of each tier and how many
+   calls reach the kernel without the supervisor.  */
 #include <config.h>
 
 #include <errno.h>
@@ -15,12 +16,13 @@
 
 struct policy_input
 {
-  const char *action, *arch, *format;
+  const char *action, *arch, *format, *tier;
 };
 
 static const struct argp_option policy_options[] = {
   { "arch", 'a', "ARCH", 0, "the table of ARCH: x86_64 or aarch64 (default: this machine's)", 0 },
   { "format", 'f', "FORMAT", 0, "table (default) or json", 0 },
+  { "tier", 't', "TIER", 0, "the policy of TIER: default or strict (the agent profile's)", 0 },
   { NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -35,6 +37,14 @@ parse_policy (int key, char *arg, struct argp_state *state)
       if (policy_table_by_arch (arg) == NULL)
         argp_error (state, "--arch: expected x86_64 or aarch64, not `%s`", arg);
       in->arch = arg;
+      break;
+    case 't':
+      {
+        bool strict;
+        if (policy_tier_from_name (arg, &strict) < 0)
+          argp_error (state, "--tier: expected default or strict, not `%s`", arg);
+        in->tier = arg;
+      }
       break;
     case 'f':
       if (strcmp (arg, "table") != 0 && strcmp (arg, "json") != 0)
@@ -94,6 +104,20 @@ print_table (const struct policy *p)
     }
 }
 
+/* "policy strict (x86_64): reachable in the kernel: 188 (allow 180, allow-if 8); supervise 10,
+   deny 195, errno 1".  */
+static void
+print_counts (const struct policy *p, const char *tier)
+{
+  struct policy_counts c;
+
+  policy_count (p, &c);
+  printf ("policy %s (%s): reachable in the kernel: %zu (allow %zu, allow-if %zu); supervise %zu, "
+          "deny %zu, errno %zu\n",
+          tier, p->table->arch, c.reachable, c.tier[SC_ALLOW], c.tier[SC_ALLOW_IF],
+          c.tier[SC_SUPERVISE], c.tier[SC_DENY], c.tier[SC_ERRNO]);
+}
+
 static void
 json_entry (struct ar_json *j, size_t nr, const struct sc_entry *e)
 {
@@ -139,13 +163,15 @@ cmd_policy (struct ar_globals *g, int argc, char **argv, ar_error_t *err)
     "show",
     "Print agentrt's own syscall policy: each syscall's tier (allow, allow-if, supervise, deny, "
     "errno), the condition of allow-if entries, the supervisor's handler, the severity of its "
-    "audit record and the rule name audit records carry.",
+    "audit record and the rule name audit records carry; then the count of each tier and of the "
+    "calls that reach the kernel without the supervisor.",
     NULL,
     NULL,
     NULL,
   };
-  static const struct policy_opts default_opts = { .allow_ptrace = true };
-  struct policy_input in = { .format = "table" };
+  struct policy_input in = { .format = "table", .tier = "default" };
+  /* A default container's: the seccomp platform, a pid namespace of its own (ptrace allowed).  */
+  struct policy_opts o = { .allow_ptrace = true };
   const struct sc_table *t;
   struct policy p;
 
@@ -154,13 +180,16 @@ cmd_policy (struct ar_globals *g, int argc, char **argv, ar_error_t *err)
   t = in.arch ? policy_table_by_arch (in.arch) : policy_native_table ();
   if (t == NULL)
     return ar_make_error (err, 0, "policy: no table for this architecture (use --arch)");
-  /* A default container's: the seccomp platform, a pid namespace of its own (ptrace allowed).  */
-  if (policy_init (&p, t, &default_opts, err) < 0)
+  (void) policy_tier_from_name (in.tier, &o.strict);
+  if (policy_init (&p, t, &o, err) < 0)
     return -1;
   if (strcmp (in.format, "json") == 0)
     print_json (&p);
   else
-    print_table (&p);
+    {
+      print_table (&p);
+      print_counts (&p, in.tier);
+    }
   policy_release (&p);
   return 0;
 }

@@ -102,6 +102,12 @@ test_parse_good (void)
   operator_release (&c);
   CHECK (parse_is ("default_profile = none\n", NULL, &c) && !c.default_agent);
   operator_release (&c);
+  CHECK (parse_is ("policy = strict\n", NULL, &c));
+  CHECK (c.strict_policy);
+  operator_release (&c);
+  CHECK (parse_is ("policy = default\n", NULL, &c));
+  CHECK (!c.strict_policy);
+  operator_release (&c);
   return 0;
 }
 
@@ -132,14 +138,14 @@ test_parse_errors (void)
   CHECK (parse_is ("pod_annotations = io.agentrt.*\n",
                    "agentrt.conf:1: pod_annotations: `io.agentrt.*` is not an annotation with "
                    "operator-only values (io.agentrt.audit, io.agentrt.ephemeral, "
-                   "io.agentrt.net.allow, io.agentrt.platform, io.agentrt.policy.ptrace, "
-                   "org.systemd.property.*)",
+                   "io.agentrt.net.allow, io.agentrt.platform, io.agentrt.policy, "
+                   "io.agentrt.policy.ptrace, org.systemd.property.*)",
                    &c));
   CHECK (parse_is ("pod_annotations = io.agentrt.timeout\n",
                    "agentrt.conf:1: pod_annotations: `io.agentrt.timeout` is not an annotation "
                    "with operator-only values (io.agentrt.audit, io.agentrt.ephemeral, "
-                   "io.agentrt.net.allow, io.agentrt.platform, io.agentrt.policy.ptrace, "
-                   "org.systemd.property.*)",
+                   "io.agentrt.net.allow, io.agentrt.platform, io.agentrt.policy, "
+                   "io.agentrt.policy.ptrace, org.systemd.property.*)",
                    &c));
   CHECK (parse_is ("pod_annotations = io.agentrt.platform,,io.agentrt.audit\n",
                    "agentrt.conf:1: pod_annotations: an empty item", &c));
@@ -164,6 +170,8 @@ test_parse_errors (void)
   CHECK (parse_is ("uname_release = "
                    "01234567890123456789012345678901234567890123456789012345678901234\n",
                    "agentrt.conf:1: uname_release: 1 to 64 characters", &c));
+  CHECK (parse_is ("policy = allowlist\n",
+                   "agentrt.conf:1: policy: `allowlist`: expected default or strict", &c));
   CHECK (parse_is ("supervised_without_pidns = yes\n",
                    "agentrt.conf:1: supervised_without_pidns: `yes`: expected allow or refuse",
                    &c));
@@ -354,6 +362,12 @@ test_annotations_who (void)
                  "io.agentrt.uname.release", "6.1.0", "other.key", "x");
   /* Without the agent profile, not ephemeral is what every runc container is.  */
   CHECK_RESOLVE ("", &none, "c1", "io.agentrt.ephemeral", "false");
+  /* The strict tier tightens; the default tier is the default without the agent profile.  */
+  CHECK_RESOLVE ("", &none, "c1", "io.agentrt.policy", "strict");
+  CHECK_RESOLVE ("", &none, "c1", "io.agentrt.policy", "default");
+  CHECK_RESOLVE ("", &none, "c1", "io.agentrt.profile", "agent", "io.agentrt.policy", "strict");
+  CHECK_RESOLVE ("annotation io.agentrt.policy: `lax`: expected default or strict", &none, "c1",
+                 "io.agentrt.policy", "lax");
   CHECK_RESOLVE ("unknown annotation io.agentrt.timout", NULL, "c1", "io.agentrt.timout", "5m");
   CHECK_RESOLVE ("unknown annotation IO.AGENTRT.timeout", NULL, "c1", "IO.AGENTRT.timeout", "5m");
   CHECK_RESOLVE ("annotation io.agentrt.stop.reason is written by agentrt (`state` shows it), not "
@@ -378,6 +392,47 @@ test_annotations_who (void)
                  "write into the bundle: that is the operator's to ask for (pod_annotations = "
                  "io.agentrt.ephemeral in agentrt.conf), not config.json's",
                  &none, "c1", "io.agentrt.profile", "agent", "io.agentrt.ephemeral", "false");
+  CHECK_RESOLVE ("annotation io.agentrt.policy=default under the agent profile turns the strict "
+                 "allowlist off: that is the operator's to ask for (--policy default, or "
+                 "pod_annotations = io.agentrt.policy in agentrt.conf), not config.json's",
+                 &none, "c1", "io.agentrt.profile", "agent", "io.agentrt.policy", "default");
+  return 0;
+}
+
+/* Which tier sandbox_resolve picks: --policy, else the annotation, else strict under the agent
+   profile, else agentrt.conf's policy.  -1: refused.  */
+static int
+tier_of (const struct operator_conf *op, const char *flag, bool agent, const char *annotation)
+{
+  struct spec_kv items[2];
+  struct spec_map a = { items, 0 };
+  struct sandbox_flags f = { .op = op, .policy = flag, .agent = agent, .policy_only = true };
+  struct sandbox sb;
+  ar_error_t err = NULL;
+  int r;
+
+  if (annotation)
+    items[a.n++] = (struct spec_kv){ (char *) "io.agentrt.policy", (char *) annotation };
+  r = sandbox_resolve (&a, &f, &sb, &err) < 0 ? -1 : sb.popts.strict;
+  sandbox_release (&sb);
+  ar_error_release (&err);
+  return r;
+}
+
+static int
+test_policy_tier (void)
+{
+  struct operator_conf none = { 0 }, strict = { .strict_policy = true };
+
+  CHECK (tier_of (&none, NULL, false, NULL) == 0);   /* the default does not change */
+  CHECK (tier_of (&none, NULL, true, NULL) == 1);    /* the agent profile's */
+  CHECK (tier_of (&strict, NULL, false, NULL) == 1); /* agentrt.conf's policy = strict */
+  CHECK (tier_of (&none, NULL, false, "strict") == 1);
+  CHECK (tier_of (&strict, NULL, false, "default") == 0);
+  CHECK (tier_of (&none, "default", true, NULL) == 0); /* the operator's flag wins */
+  CHECK (tier_of (&none, "strict", false, "default") == 1);
+  CHECK (tier_of (&none, NULL, true, "default") == -1); /* config.json may not loosen it */
+  CHECK (tier_of (&none, "lax", false, NULL) == -1);
   return 0;
 }
 
@@ -626,6 +681,7 @@ main (void)
   RUN_TEST (test_make_audit_dir);
   RUN_TEST (test_annotations_who);
   RUN_TEST (test_annotations_allowed);
+  RUN_TEST (test_policy_tier);
   RUN_TEST (test_net_allow_host);
   RUN_TEST (test_net_allow_pod_loopback);
   RUN_TEST (test_net_allow_containers);

@@ -387,11 +387,27 @@ bind_vfile (const struct rootfs_ctx *c, int rootfd, enum vfile f, ar_error_t *er
   return 0;
 }
 
+/* Has the container a time namespace (its own, the config's, or a joined one)?  */
+static bool
+has_time_ns (const struct spec *s)
+{
+  for (size_t i = 0; i < s->linux_.n_namespaces; i++)
+    if (s->linux_.namespaces[i].kind == SPEC_NS_TIME)
+      return true;
+  return false;
+}
+
+/* In a time namespace the kernel's /proc/uptime counts from the namespace's zero, exactly as
+   its clocks and the processes' start times do; the virtual one, rewritten each second, lags
+   them by up to a second (ps -o etimes of a second-old process said 0).  Its idle figure is
+   then the host's CPUs' (README: what still tells the host).  */
 static int
 bind_vfiles (const struct rootfs_ctx *c, int rootfd, ar_error_t *err)
 {
+  bool kernel_uptime = has_time_ns (c->spec);
+
   for (int f = 0; c->vfile_fds && f < VF__N; f++)
-    if (bind_vfile (c, rootfd, (enum vfile) f, err) < 0)
+    if (!(f == VF_UPTIME && kernel_uptime) && bind_vfile (c, rootfd, (enum vfile) f, err) < 0)
       return -1;
   return 0;
 }

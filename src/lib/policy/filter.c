@@ -25,6 +25,11 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <linux/fs.h>
+#include <linux/netlink.h>
+#include <linux/sockios.h>
 
 #include "policy/policy.h"
 #include "utils.h"
@@ -86,6 +91,22 @@ allow_in_set (const struct rule_site *s, unsigned arg, const uint32_t *set, size
   return 0;
 }
 
+/* A set of low words: those whose bits under `mask` equal `value` (mask LOW32: one value).  */
+struct masked
+{
+  uint32_t mask, value;
+};
+
+static int
+allow_masked_set (const struct rule_site *s, unsigned arg, const struct masked *set, size_t n,
+                  ar_error_t *err)
+{
+  for (size_t i = 0; i < n; i++)
+    if (allow_masked (s, arg, set[i].mask, set[i].value, err) < 0)
+      return -1;
+  return 0;
+}
+
 /* Allow the low words of argument `arg` that start with the top `len` bits of `prefix`, except
    the values in `bad`: a subtree without bad values is one rule; one with some is split on its
    next bit.  For k bad values this is at most 32·k rules (34 for TIOCSTI and TIOCLINUX, which
@@ -106,6 +127,206 @@ allow_outside (const struct rule_site *s, unsigned arg, uint32_t prefix, unsigne
   if (allow_outside (s, arg, prefix, len + 1, bad, n_bad, err) < 0)
     return -1;
   return allow_outside (s, arg, prefix | 1u << (31 - len), len + 1, bad, n_bad, err);
+}
+
+/* The strict tier's narrowing (policy.h, strict_cond).  Each is an allowlist of argument values,
+   measured on the compatibility corpus (strace -f: which requests, options, commands and advice
+   its programs pass) and completed by what the kernel groups with them.  The most frequent value
+   comes first: a call with an argument condition is never in the kernel's action cache, so the
+   filter runs for each, and stops at the first rule that allows it.  */
+
+/* socket: AF_UNIX of any type; AF_INET and AF_INET6 stream or datagram only (not SOCK_RAW nor
+   SOCK_PACKET: raw packets are what CAP_NET_RAW in the container's own user namespace would
+   otherwise open to it; SCTP's seqpacket is not used); AF_NETLINK with NETLINK_ROUTE only
+   (glibc's getaddrinfo and `ip` read addresses and routes with it; the other families are
+   kernel subsystems: audit, netfilter, xfrm, generic netlink…).  The type's low 4 bits are the
+   type, the rest SOCK_NONBLOCK and SOCK_CLOEXEC.  */
+static int
+add_socket_strict (const struct rule_site *s, ar_error_t *err)
+{
+  static const uint32_t inet[] = { AF_INET, AF_INET6 };
+  static const uint32_t types[] = { SOCK_STREAM, SOCK_DGRAM };
+  struct scmp_arg_cmp cmp[2];
+
+  if (allow_masked (s, 0, LOW32, AF_UNIX, err) < 0)
+    return -1;
+  for (size_t i = 0; i < ARRAY_SIZE (inet); i++)
+    for (size_t j = 0; j < ARRAY_SIZE (types); j++)
+      {
+        cmp[0] = SCMP_CMP32 (0, SCMP_CMP_MASKED_EQ, LOW32, inet[i]);
+        cmp[1] = SCMP_CMP32 (1, SCMP_CMP_MASKED_EQ, 0xf, types[j]);
+        if (add_rule (s, SCMP_ACT_ALLOW, 2, cmp, err) < 0)
+          return -1;
+      }
+  cmp[0] = SCMP_CMP32 (0, SCMP_CMP_MASKED_EQ, LOW32, AF_NETLINK);
+  cmp[1] = SCMP_CMP32 (2, SCMP_CMP_MASKED_EQ, LOW32, NETLINK_ROUTE);
+  return add_rule (s, SCMP_ACT_ALLOW, 2, cmp, err);
+}
+
+/* ioctl: request families programs use on their own terminals, files and sockets.  Left out:
+   TIOCSTI and TIOCLINUX (input injection, as in the default tier), TIOCCONS, TIOCSETD (line
+   disciplines: n_gsm, n_hdlc… kernel code a pty reaches), modem and serial control, console
+   and VT requests, block, loop, device-mapper, tun, netfilter and the interface-setting
+   SIOCSIF*; a refused one gets ENOTTY, the kernel's own answer to a request a file does not
+   support.  The numbers are asm-generic's, x86_64's and aarch64's alike.  */
+static const struct masked ioctl_strict[] = {
+  { LOW32, TCGETS }, /* isatty(), by far the most frequent (2952 of 3206 in the corpus) */
+  { LOW32, TIOCGWINSZ },
+  { 0xfffffff0, 0x5400 }, /* TCGETS…TCSETAF, TCSBRK, TCXONC, TCFLSH, TIOCEXCL,
+                             TIOCNXCL, TIOCSCTTY, TIOCGPGRP */
+  { LOW32, TIOCSPGRP },   /* job control */
+  { LOW32, TIOCOUTQ },    /* also SIOCOUTQ */
+  { LOW32, TIOCSWINSZ },
+  { LOW32, FIONREAD }, /* also TIOCINQ, SIOCINQ */
+  { LOW32, TIOCPKT },  /* script, tmux */
+  { LOW32, FIONBIO },
+  { LOW32, TIOCNOTTY },
+  { LOW32, TIOCGETD },
+  { LOW32, TCSBRKP },
+  { LOW32, TIOCGSID },
+  { LOW32, 0x802c542a }, /* TCGETS2 (glibc 2.42 uses termios2) */
+  { LOW32, 0x402c542b }, /* TCSETS2 */
+  { LOW32, 0x402c542c }, /* TCSETSW2 */
+  { LOW32, 0x402c542d }, /* TCSETSF2 */
+  { LOW32, TIOCGPTN },   /* ptys: ptsname, grantpt, unlockpt, openpty */
+  { LOW32, TIOCSPTLCK },
+  { LOW32, TIOCGPTLCK },
+  { LOW32, TIOCGPTPEER },
+  { LOW32, TIOCSIG }, /* a signal to a pty's foreground group (screen, sshd) */
+  { LOW32, TIOCGPKT },
+  { 0xfffffffe, FIONCLEX }, /* FIONCLEX, FIOCLEX */
+  { LOW32, FIOASYNC },
+  { LOW32, FIOQSIZE },
+  { LOW32, FIGETBSZ },
+  { LOW32, FS_IOC_GETFLAGS }, /* lsattr, chattr, cp -a */
+  { LOW32, FS_IOC_SETFLAGS },
+  { LOW32, FS_IOC_GETVERSION },
+  { LOW32, FS_IOC_FSGETXATTR },
+  { LOW32, 0xc020660b }, /* FS_IOC_FIEMAP: sparse-aware copies */
+  { LOW32, FICLONE },    /* cp's reflink=auto, the default since coreutils 9 */
+  { LOW32, FICLONERANGE },
+  { LOW32, FIDEDUPERANGE },
+  { LOW32, SIOCATMARK }, /* sockets */
+  { LOW32, SIOCGSTAMP },
+  { LOW32, SIOCGSTAMPNS },
+  { LOW32, SIOCGIFNAME }, /* interface queries: ifconfig, ip, netifaces, psutil */
+  { LOW32, SIOCGIFCONF },
+  { LOW32, SIOCGIFFLAGS },
+  { LOW32, SIOCGIFADDR },
+  { LOW32, SIOCGIFDSTADDR },
+  { LOW32, SIOCGIFBRDADDR },
+  { LOW32, SIOCGIFNETMASK },
+  { LOW32, SIOCGIFMETRIC },
+  { LOW32, SIOCGIFMTU },
+  { LOW32, SIOCGIFHWADDR },
+  { LOW32, SIOCGIFINDEX },
+  { LOW32, SIOCGIFTXQLEN },
+  { LOW32, 0x80045200 }, /* RNDGETENTCNT: OpenSSL and Python check /dev/random */
+};
+
+/* prctl: the options libcs, language runtimes, sanitizers and process tools use.  Left out:
+   PR_SET_MM (what /proc/PID/exe names), PR_SET_SYSCALL_USER_DISPATCH, the KSM switches
+   (PR_SET_MEMORY_MERGE), PR_SET_IO_FLUSHER, PR_SCHED_CORE, PR_SET_TSC, PR_MCE_KILL,
+   PR_TASK_PERF_EVENTS_*, and whatever the kernel adds next.  */
+static const uint32_t prctl_strict[] = {
+  PR_SET_NAME, /* the most frequent: thread names */
+  PR_GET_NAME,
+  PR_SET_VMA, /* glibc names its anonymous mappings */
+  PR_SET_PDEATHSIG,
+  PR_GET_PDEATHSIG,
+  PR_GET_DUMPABLE,
+  PR_SET_DUMPABLE,
+  PR_GET_KEEPCAPS,
+  PR_SET_KEEPCAPS,
+  PR_GET_SECCOMP,
+  PR_SET_SECCOMP, /* a filter of the workload's own: never a listener this way */
+  PR_CAPBSET_READ,
+  PR_CAPBSET_DROP,
+  PR_GET_SECUREBITS,
+  PR_SET_SECUREBITS,
+  PR_SET_TIMERSLACK,
+  PR_GET_TIMERSLACK,
+  PR_SET_CHILD_SUBREAPER, /* tini, dumb-init, make's jobserver helpers */
+  PR_GET_CHILD_SUBREAPER,
+  PR_SET_NO_NEW_PRIVS,
+  PR_GET_NO_NEW_PRIVS,
+  PR_GET_TID_ADDRESS,
+  PR_SET_THP_DISABLE,
+  PR_GET_THP_DISABLE,
+  PR_CAP_AMBIENT,
+  PR_GET_SPECULATION_CTRL,
+  PR_SET_SPECULATION_CTRL,
+  PR_SET_PTRACER, /* LeakSanitizer's stop-the-world, gdb's helpers */
+  0x41555856,     /* PR_GET_AUXV */
+  50,
+  51,
+  63,
+  64, /* PR_SVE_SET_VL, PR_SVE_GET_VL, PR_SME_SET_VL, PR_SME_GET_VL: glibc
+         on aarch64 */
+  55,
+  56, /* PR_SET_TAGGED_ADDR_CTRL, PR_GET_TAGGED_ADDR_CTRL: MTE */
+  65,
+  66, /* PR_SET_MDWE, PR_GET_MDWE: memory-deny-write-execute */
+  74,
+  75,
+  76, /* PR_GET/SET/LOCK_SHADOW_STACK_STATUS: glibc with arm64 GCS */
+};
+
+/* fcntl: every command the kernel knows but F_SETLEASE (a lease lets the workload stall
+   another opener of the file, the host's included, for lease-break-time) and F_NOTIFY
+   (dnotify, which inotify replaced and whose marks escape the fsnotify cap).  */
+static const struct masked fcntl_strict[] = {
+  { 0xfffffff8, 0 },    /* F_DUPFD, F_GETFD, F_SETFD, F_GETFL, F_SETFL, F_GETLK, F_SETLK(W) */
+  { 0xfffffffc, 8 },    /* F_SETOWN, F_GETOWN, F_SETSIG, F_GETSIG */
+  { LOW32, 15 },        /* F_SETOWN_EX */
+  { LOW32, 16 },        /* F_GETOWN_EX */
+  { LOW32, 17 },        /* F_GETOWNER_UIDS */
+  { 0xfffffffc, 36 },   /* F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW */
+  { LOW32, 1025 },      /* F_GETLEASE */
+  { LOW32, 1027 },      /* F_DUPFD_QUERY */
+  { LOW32, 1028 },      /* F_CREATED_QUERY */
+  { 0xfffffffe, 1030 }, /* F_DUPFD_CLOEXEC, F_SETPIPE_SZ */
+  { 0xfffffff8, 1032 }, /* F_GETPIPE_SZ, F_ADD_SEALS, F_GET_SEALS, the write-life hints */
+};
+
+/* madvise: all advice but MADV_MERGEABLE and MADV_UNMERGEABLE (KSM: merging pages across
+   containers is a timing side channel between them) and MADV_HWPOISON and MADV_SOFT_OFFLINE
+   (memory-failure injection).  */
+static const struct masked madvise_strict[] = {
+  { 0xfffffff8, 0 },   /* NORMAL, RANDOM, SEQUENTIAL, WILLNEED, DONTNEED (allocators) */
+  { 0xfffffffc, 8 },   /* FREE, REMOVE, DONTFORK, DOFORK */
+  { 0xfffffffe, 14 },  /* HUGEPAGE, NOHUGEPAGE */
+  { 0xfffffff8, 16 },  /* DONTDUMP, DODUMP, WIPEONFORK, KEEPONFORK, COLD, PAGEOUT,
+                          POPULATE_READ, POPULATE_WRITE */
+  { 0xfffffffe, 24 },  /* DONTNEED_LOCKED, COLLAPSE */
+  { 0xfffffffe, 102 }, /* GUARD_INSTALL, GUARD_REMOVE */
+};
+
+static int
+add_strict_cond (const struct rule_site *s, ar_error_t *err)
+{
+  switch (s->e->cond)
+    {
+    case SCOND_SOCKET_STRICT:
+      return add_socket_strict (s, err);
+    case SCOND_SOCKETPAIR_STRICT:
+      return allow_masked (s, 0, LOW32, AF_UNIX, err);
+    case SCOND_IOCTL_STRICT:
+      return allow_masked_set (s, 1, ioctl_strict, ARRAY_SIZE (ioctl_strict), err);
+    case SCOND_PRCTL_STRICT:
+      return allow_in_set (s, 0, prctl_strict, ARRAY_SIZE (prctl_strict), err);
+    case SCOND_FCNTL_STRICT:
+      return allow_masked_set (s, 1, fcntl_strict, ARRAY_SIZE (fcntl_strict), err);
+    case SCOND_MADVISE_STRICT:
+      return allow_masked_set (s, 2, madvise_strict, ARRAY_SIZE (madvise_strict), err);
+    case SCOND_MREMAP_STRICT:
+      /* Not MREMAP_DONTUNMAP, which leaves the old range mapped and empty (userfaultfd's
+         garbage collectors; no libc or runtime of the corpus).  */
+      return allow_masked (s, 3, ~(uint32_t) (MREMAP_MAYMOVE | MREMAP_FIXED), 0, err);
+    default:
+      return ar_make_error (err, EINVAL, "agentrt policy: `%s` is allow-if without a condition",
+                            s->e->name);
+    }
 }
 
 /* The allow rules of an allow-if entry; a call that fails them gets the default, NOTIFY.  */
@@ -159,8 +380,7 @@ add_cond (const struct rule_site *s, ar_error_t *err)
     case SCOND_IOCTL_SAFE:
       return allow_outside (s, 1, 0, 0, tty_inject, sizeof tty_inject / sizeof tty_inject[0], err);
     default:
-      return ar_make_error (err, EINVAL, "agentrt policy: `%s` is allow-if without a condition",
-                            s->e->name);
+      return add_strict_cond (s, err);
     }
 }
 
@@ -263,11 +483,11 @@ compiled_identity (const struct policy *p)
   if (stat ("/proc/self/exe", &st) < 0 || v == NULL)
     return NULL;
   return xasprintf ("agentrt policy 1\nexe %llu:%llu:%lld.%09ld:%lld\nlibseccomp %u.%u.%u\n"
-                    "arch %s\nallow_ptrace %d\ntracer_platform %d\ndeny_set_mm %d\n",
+                    "arch %s\nallow_ptrace %d\ntracer_platform %d\ndeny_set_mm %d\nstrict %d\n",
                     (unsigned long long) st.st_dev, (unsigned long long) st.st_ino,
                     (long long) st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (long long) st.st_size,
                     v->major, v->minor, v->micro, p->table->arch, (int) p->opts.allow_ptrace,
-                    (int) p->opts.tracer_platform, (int) p->opts.deny_set_mm);
+                    (int) p->opts.tracer_platform, (int) p->opts.deny_set_mm, (int) p->opts.strict);
 }
 
 static char *

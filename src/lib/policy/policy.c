@@ -124,6 +124,59 @@ fill_by_nr (struct policy *p, ar_error_t *err)
   return 0;
 }
 
+/* How the strict tier refuses an argument its narrowing condition does not let through: with
+   the errno the kernel itself gives an argument it does not support, so that programs take
+   their fallback, and a rule naming the narrowing.  */
+static const struct
+{
+  uint16_t err;
+  const char *rule;
+} strict_refusals[SCOND__N] = {
+  [SCOND_SOCKET_STRICT] = { EAFNOSUPPORT, "refuse-strict-socket" },
+  [SCOND_SOCKETPAIR_STRICT] = { EAFNOSUPPORT, "refuse-strict-socket" },
+  [SCOND_IOCTL_STRICT] = { ENOTTY, "refuse-strict-ioctl" },
+  [SCOND_PRCTL_STRICT] = { EINVAL, "refuse-strict-prctl" },
+  [SCOND_FCNTL_STRICT] = { EINVAL, "refuse-strict-fcntl" },
+  [SCOND_MADVISE_STRICT] = { EINVAL, "refuse-strict-madvise" },
+  [SCOND_MREMAP_STRICT] = { EINVAL, "refuse-strict-mremap" },
+};
+
+/* The strict tier's entry for `e` in `out`; false if it is the same as the default's.  */
+static bool
+strict_entry (const struct sc_entry *e, struct sc_entry *out)
+{
+  if (e->tier != SC_ALLOW && e->tier != SC_ALLOW_IF)
+    return false; /* supervise, deny, errno: the same in both tiers */
+  if (e->strict && e->strict_cond == SCOND_NONE)
+    return false;
+  *out = *e;
+  out->handler = SH_DENY;
+  out->severity = SEV_WARN;
+  if (!e->strict)
+    {
+      /* Off the allowlist: the supervisor answers ENOSYS and audits it.  */
+      out->tier = SC_DENY;
+      out->cond = SCOND_NONE;
+      out->err = ENOSYS;
+      out->rule = "refuse-strict";
+      return true;
+    }
+  out->tier = SC_ALLOW_IF;
+  out->cond = e->strict_cond;
+  out->err = strict_refusals[e->strict_cond].err;
+  out->rule = strict_refusals[e->strict_cond].rule;
+  return true;
+}
+
+static void
+apply_strict (struct policy *p)
+{
+  p->derived = xzalloc (p->n_nr * sizeof *p->derived);
+  for (size_t nr = 0; nr < p->n_nr; nr++)
+    if (p->by_nr[nr] && strict_entry (p->by_nr[nr], &p->derived[nr]))
+      p->by_nr[nr] = &p->derived[nr];
+}
+
 static void
 replace_entry (struct policy *p, const struct sc_entry *e)
 {
@@ -136,7 +189,10 @@ replace_entry (struct policy *p, const struct sc_entry *e)
 static void
 apply_opts (struct policy *p)
 {
-  if (p->opts.deny_set_mm)
+  if (p->opts.strict)
+    apply_strict (p);
+  /* Under strict, prctl's allowlist has no PR_SET_MM already.  */
+  if (p->opts.deny_set_mm && !p->opts.strict)
     replace_entry (p, &prctl_no_set_mm);
   if (!p->opts.tracer_platform)
     replace_entry (p, &clone_untraced);
@@ -174,7 +230,9 @@ void
 policy_release (struct policy *p)
 {
   free (p->by_nr);
+  free (p->derived);
   p->by_nr = NULL;
+  p->derived = NULL;
   p->n_nr = 0;
 }
 
@@ -221,8 +279,37 @@ policy_cond_text (enum sc_cond c)
     [SCOND_PERSONALITY_DEFAULT] = "(u32) PER_LINUX with setarch -R/-L/-X flags, or query",
     [SCOND_SECCOMP_NO_LISTENER] = "(u32) flags & SECCOMP_FILTER_FLAG_NEW_LISTENER == 0",
     [SCOND_PRCTL_NO_SET_MM] = "(u32) option != PR_SET_MM",
+    [SCOND_SOCKET_STRICT] = "AF_UNIX | AF_INET(6) stream/dgram | AF_NETLINK NETLINK_ROUTE",
+    [SCOND_SOCKETPAIR_STRICT] = "(u32) domain == AF_UNIX",
+    [SCOND_IOCTL_STRICT] = "(u32) request in {TC*, TIOC*, FIO*, FS_IOC_*, FICLONE*, SIOCGIF*}",
+    [SCOND_PRCTL_STRICT] = "(u32) option in the allowlist (agentrt-policy(7))",
+    [SCOND_FCNTL_STRICT] = "(u32) cmd is known, not F_SETLEASE or F_NOTIFY",
+    [SCOND_MADVISE_STRICT] = "(u32) advice not MERGEABLE, UNMERGEABLE, HWPOISON, SOFT_OFFLINE",
+    [SCOND_MREMAP_STRICT] = "(u32) flags & ~(MREMAP_MAYMOVE | MREMAP_FIXED) == 0",
   };
   return (size_t) c < sizeof texts / sizeof texts[0] ? texts[c] : "?";
+}
+
+void
+policy_count (const struct policy *p, struct policy_counts *out)
+{
+  memset (out, 0, sizeof *out);
+  for (size_t nr = 0; nr < p->n_nr; nr++)
+    if (p->by_nr[nr] && p->by_nr[nr]->tier <= SC_ERRNO)
+      out->tier[p->by_nr[nr]->tier]++;
+  out->reachable = out->tier[SC_ALLOW] + out->tier[SC_ALLOW_IF];
+}
+
+int
+policy_tier_from_name (const char *name, bool *strict)
+{
+  if (strcmp (name, "default") == 0)
+    *strict = false;
+  else if (strcmp (name, "strict") == 0)
+    *strict = true;
+  else
+    return -1;
+  return 0;
 }
 
 const char *

@@ -12,7 +12,18 @@
      errno      refused in the kernel with a fixed errno and no audit (clone3: ENOSYS, so libc
                 falls back to clone).
    A syscall number no entry names (one newer than the table) goes to the supervisor, which
-   answers ENOSYS and audits it.  Calls of another ABI (i386, x32 on x86_64) kill the process.  */
+   answers ENOSYS and audits it.  Calls of another ABI (i386, x32 on x86_64) kill the process.
+
+   Two policies are made from one table (struct policy_opts.strict):
+     default    the tiers above: a deny list, whatever is not denied or supervised runs;
+     strict     an allowlist: only entries marked strict (`strict` below, shared by name between
+                x86_64 and aarch64 through table_generic.c) keep allow or allow-if; every other
+                allow or allow-if entry goes to the supervisor, which refuses it with ENOSYS
+                (what a kernel without the call says, so runtimes fall back) and a warn record,
+                aggregated like any other.  An entry with a strict_cond is narrowed by argument
+                under strict (ioctl to a list of request families…), refused with the errno the
+                kernel gives an unknown argument.  supervise, deny and errno entries are the same
+                in both.  */
 #ifndef AGENTRT_POLICY_H
 #define AGENTRT_POLICY_H
 
@@ -78,6 +89,15 @@ enum sc_cond
   SCOND_PERSONALITY_DEFAULT,  /* personality: PER_LINUX with harmless flags, or the query */
   SCOND_SECCOMP_NO_LISTENER,  /* seccomp: flags without SECCOMP_FILTER_FLAG_NEW_LISTENER */
   SCOND_PRCTL_NO_SET_MM,      /* prctl: option (low 32 bits) is not PR_SET_MM */
+  /* The strict tier's narrowing (strict_cond): allowlists of argument values.  */
+  SCOND_SOCKET_STRICT,     /* socket: AF_UNIX; AF_INET(6) stream or datagram; NETLINK_ROUTE */
+  SCOND_SOCKETPAIR_STRICT, /* socketpair: AF_UNIX */
+  SCOND_IOCTL_STRICT,      /* ioctl: terminal, FIO*, file-attribute and SIOCGIF* requests */
+  SCOND_PRCTL_STRICT,      /* prctl: the options libcs, runtimes and tools use */
+  SCOND_FCNTL_STRICT,      /* fcntl: the commands but F_SETLEASE, F_NOTIFY */
+  SCOND_MADVISE_STRICT,    /* madvise: the advice but KSM's and the memory-failure injectors */
+  SCOND_MREMAP_STRICT,     /* mremap: flags within MREMAP_MAYMOVE | MREMAP_FIXED */
+  SCOND__N,
 };
 
 enum sc_severity
@@ -99,6 +119,10 @@ struct sc_entry
   uint16_t new_nr;  /* nonzero: its number, for syscalls newer than libseccomp 2.5.4 knows
                        (the generic numbers from 424 on are the same on x86_64 and aarch64) */
   const char *rule; /* the rule name in audit records and `policy show`: "deny-mount", … */
+  /* For allow and allow-if entries: kept by the strict tier (the allowlist), and the condition
+     that narrows it there (SCOND_NONE: as in the default tier).  */
+  bool strict;
+  uint8_t strict_cond;
 };
 
 /* The table of one architecture.  Entries may come from several parts (the generic syscalls
@@ -121,6 +145,7 @@ const struct sc_table *policy_table_by_arch (const char *arch);
    part of compiled_identity (filter.c): a compiled policy is cached under that identity.  */
 struct policy_opts
 {
+  bool strict; /* the strict tier: an allowlist (above) */
   /* ptrace, process_vm_readv and process_vm_writev reach the kernel: the default on the
      seccomp platform for a container with a pid namespace of its own (sandbox.h).  */
   bool allow_ptrace;
@@ -141,7 +166,20 @@ struct policy
   struct policy_opts opts;
   const struct sc_entry **by_nr; /* indexed by syscall number; NULL: not named */
   size_t n_nr;
+  struct sc_entry *derived; /* by number: the strict tier's changed entries (by_nr points here) */
 };
+
+/* The number of calls that reach the kernel without the supervisor (allow, allow-if), and each
+   tier's count, of a resolved policy.  */
+struct policy_counts
+{
+  size_t tier[SC_ERRNO + 1];
+  size_t reachable;
+};
+void policy_count (const struct policy *p, struct policy_counts *out);
+
+/* "default" or "strict": a policy by name, for annotations, flags and `policy show`.  */
+int policy_tier_from_name (const char *name, bool *strict);
 
 /* Resolve `t` (every name through libseccomp for t->scmp_arch; a name it does not know is an
    error naming it) with the switches applied.  */

@@ -7,22 +7,43 @@
 
 #include "policy/policy.h"
 
-/* Decided in the kernel, no round trip.  */
+/* Decided in the kernel, no round trip, in the default tier only: the strict tier refuses it
+   (ENOSYS, audited).  */
 #define ALLOW(n)                                  \
   {                                               \
     .name = #n, .tier = SC_ALLOW, .rule = "allow" \
+  }
+/* Decided in the kernel in both tiers: on the strict allowlist.  */
+#define STRICT(n)                                                 \
+  {                                                               \
+    .name = #n, .tier = SC_ALLOW, .rule = "allow", .strict = true \
+  }
+/* Allowed in the default tier; under strict, allowed when `sc` holds (policy.h).  */
+#define STRICT_IF(n, sc)                                                               \
+  {                                                                                    \
+    .name = #n, .tier = SC_ALLOW, .rule = "allow", .strict = true, .strict_cond = (sc) \
   }
 /* Newer than libseccomp 2.5.4: added to the filter by number.  */
 #define ALLOW_NEW(n, nr)                                          \
   {                                                               \
     .name = #n, .tier = SC_ALLOW, .new_nr = (nr), .rule = "allow" \
   }
+#define STRICT_NEW(n, nr)                                                         \
+  {                                                                               \
+    .name = #n, .tier = SC_ALLOW, .new_nr = (nr), .rule = "allow", .strict = true \
+  }
 
-/* Allowed in the kernel when `c` holds; otherwise refused (EPERM, or `e`) and audited.  */
+/* Allowed in the kernel when `c` holds; otherwise refused (EPERM, or `e`) and audited.  On
+   the strict allowlist too; ALLOW_IF_STRICT narrows it there to `sc`.  */
 #define ALLOW_IF(n, c, sev, e, r)                                                        \
   {                                                                                      \
     .name = #n, .tier = SC_ALLOW_IF, .handler = SH_DENY, .cond = (c), .severity = (sev), \
-    .err = (e), .rule = (r)                                                              \
+    .err = (e), .rule = (r), .strict = true                                              \
+  }
+#define ALLOW_IF_STRICT(n, c, sev, e, r, sc)                                             \
+  {                                                                                      \
+    .name = #n, .tier = SC_ALLOW_IF, .handler = SH_DENY, .cond = (c), .severity = (sev), \
+    .err = (e), .rule = (r), .strict = true, .strict_cond = (sc)                         \
   }
 
 /* Every call goes to the supervisor's handler `h`.  */

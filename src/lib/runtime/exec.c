@@ -270,6 +270,8 @@ prepare_exec_policy (struct exec_policy *ep, ar_error_t *err)
     }
   sb.popts.tracer_platform = sb.platform == PLATFORM_PTRACE;
   sandbox_resolve_ptrace (&sb, ep->s->own_pidns, sandbox_host_ptrace_cap (ep->config));
+  /* The tier create chose, which a flag or agentrt.conf may have decided.  */
+  sb.popts.strict = ep->s->policy && strcmp (ep->s->policy, "strict") == 0;
   r = policy_init (&p, policy_native_table (), &sb.popts, err);
   sandbox_release (&sb);
   if (r < 0)

@@ -432,6 +432,7 @@ prepare_create (struct create_ctx *c, ar_error_t *err)
                              .id = c->id,
                              .platform = o->platform,
                              .audit_log = o->audit_log,
+                             .policy = o->policy,
                              .audit_budget = o->audit_budget,
                              .net_allow = o->net_allow,
                              .timeout = o->timeout,
@@ -498,6 +499,7 @@ new_state (const struct create_ctx *c)
   s->owner = owner_name ();
   s->own_pidns = c->ns.new_ns[SPEC_NS_PID];
   s->platform = xstrdup (sandbox_platform_name (c->sb.platform));
+  s->policy = xstrdup (c->sb.popts.strict ? "strict" : "default");
   s->annotations.items = xzalloc ((a->n + 1) * sizeof *a->items);
   for (size_t i = 0; i < a->n; i++)
     {

@@ -22,6 +22,13 @@ ptrace_allow (const char *v, bool agent)
   return strcmp (v, "allow") == 0;
 }
 
+/* The default tier is a loosening only where the agent profile makes strict the default.  */
+static bool
+policy_default_under_agent (const char *v, bool agent)
+{
+  return agent && strcmp (v, "default") == 0;
+}
+
 static bool
 any_value (const char *v, bool agent)
 {
@@ -50,6 +57,8 @@ static const struct annotation_key keys[] = {
   { "io.agentrt.net.allow.containers", false, NULL, NULL, NULL, false, false },
   { "io.agentrt.platform", true, platform_none, "turns the supervisor off", "--platform none", true,
     false },
+  { "io.agentrt.policy", true, policy_default_under_agent,
+    "under the agent profile turns the strict allowlist off", "--policy default", true, false },
   { "io.agentrt.policy.ptrace", true, ptrace_allow,
     "lets the workload trace where the default refuses it", NULL, true, false },
   { "io.agentrt.profile", false, NULL, NULL, NULL, false, false },

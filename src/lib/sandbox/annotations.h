@@ -12,6 +12,7 @@
      key                        the operator's                      the pod's
      io.agentrt.platform        none                                seccomp, ptrace
      io.agentrt.audit           every value (a path on the host)    -
+     io.agentrt.policy          default, under the agent profile    strict; default without it
      io.agentrt.policy.ptrace   allow                               deny
      io.agentrt.ephemeral       false, under the agent profile      true; false without it
      io.agentrt.net.allow       an address of the host itself       any other endpoint

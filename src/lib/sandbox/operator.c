@@ -230,6 +230,15 @@ set_uname_release (struct operator_conf *c, const char *v, ar_error_t *err)
   return 0;
 }
 
+/* `default` (the default) or `strict`.  */
+static int
+set_policy (struct operator_conf *c, const char *v, ar_error_t *err)
+{
+  if (policy_tier_from_name (v, &c->strict_policy) < 0)
+    return ar_make_error (err, 0, "policy: `%s`: expected default or strict", v);
+  return 0;
+}
+
 static const struct operator_key operator_keys[] = {
   { "dns_servers", set_dns_servers },
   { "dns_host_answers", set_dns_host_answers },
@@ -244,6 +253,7 @@ static const struct operator_key operator_keys[] = {
   { "default_pids", set_default_pids },
   { "default_timeout", set_default_timeout },
   { "uname_release", set_uname_release },
+  { "policy", set_policy },
 };
 
 /* `line_of`: for each key, the line that set it (0: none yet).  */

@@ -33,6 +33,9 @@
                               removed and the address refused; link-local ones, a cloud's
                               metadata service, are refused whatever this says, and
                               config.json's lists never get either)
+     policy = default|strict  agentrt's syscall policy for containers that name none (by
+                              --policy or annotation io.agentrt.policy); the agent profile's
+                              is strict whatever this says (default: default)
      supervised_without_pidns = allow|refuse
                               may a container with a supervisor or a deadline share the
                               runtime's pid namespace, where it can see, stop and kill the
@@ -78,6 +81,7 @@ struct operator_conf
   long long default_pids;
   char *default_timeout; /* as written: the annotation's value */
   char *uname_release;   /* NULL: SUPERVISOR_DEFAULT_RELEASE */
+  bool strict_policy;    /* policy = strict */
 };
 
 /* Read `path`, or (named false) the default, whose absence is no error.  */

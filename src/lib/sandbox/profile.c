@@ -378,7 +378,8 @@ add_piece (struct edits *e, const char *path, char *raw)
 }
 
 static int
-agent_edits (struct edits *e, const struct ar_jnode *root, bool keep_joined_net, ar_error_t *err)
+agent_edits (struct edits *e, const struct ar_jnode *root, const struct profile_edits *pe,
+             ar_error_t *err)
 {
   static const char *const masked[] = { "/proc/acpi",
                                         "/proc/asound",
@@ -407,7 +408,7 @@ agent_edits (struct edits *e, const struct ar_jnode *root, bool keep_joined_net,
       edits_add (e, "linux/uidMappings", id_mapping ());
       edits_add (e, "linux/gidMappings", id_mapping ());
     }
-  if (add_piece (e, "linux/namespaces", agent_namespaces (nss, keep_joined_net, err)) < 0
+  if (add_piece (e, "linux/namespaces", agent_namespaces (nss, pe->keep_joined_net, err)) < 0
       || add_piece (e, "mounts", agent_mounts (at (root, "mounts"), err)) < 0
       || add_piece (e, "linux/maskedPaths",
                     path_union (at (root, "linux/maskedPaths"), masked, ARRAY_SIZE (masked),
@@ -435,6 +436,11 @@ agent_edits (struct edits *e, const struct ar_jnode *root, bool keep_joined_net,
      so a full disk must be ENOSPC, not an OOM kill (--disk and the annotation still win).  */
   set_default (e, root, "annotations/io.agentrt.disk", xstrdup ("\"256m\""));
   set_default (e, root, "annotations/io.agentrt.timeout", xstrdup ("\"10m\""));
+  /* The strict tier: an allowlist of syscalls (policy.h).  Not with --policy, which decides
+     (sandbox.c) and is recorded in state.json, not here: a `default` in the annotation would be
+     the operator's value, refused when exec checks the annotations again.  */
+  if (!pe->policy_flag)
+    set_default (e, root, "annotations/io.agentrt.policy", xstrdup ("\"strict\""));
   return 0;
 }
 
@@ -496,7 +502,7 @@ profile_apply (const char *text, const struct profile_edits *pe, char **out, ar_
   if (pe->pids.set)
     edits_add (&e, "linux/resources/pids/limit", xasprintf ("%lld", (long long) pe->pids.v));
   operator_default_edits (&e, root, pe);
-  if (!pe->agent || agent_edits (&e, root, pe->keep_joined_net, err) == 0)
+  if (!pe->agent || agent_edits (&e, root, pe, err) == 0)
     {
       /* Pretty for people (spec --agent, the state directory's copy), but not a large
          config: its indentation alone could take the copy past SPEC_MAX_SIZE.  */

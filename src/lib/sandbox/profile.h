@@ -27,6 +27,7 @@ struct profile_edits
   /* The agent profile keeps a network namespace config.json joins: a pod's sandbox's (it holds
      the pod's network for the others), or where the egress broker connects from (egress.h).  */
   bool keep_joined_net;
+  bool policy_flag;          /* --policy was given: the profile does not write io.agentrt.policy */
   struct spec_i64 memory;    /* bytes: linux.resources.memory.limit */
   struct spec_i64 cpu_quota; /* µs per 100000 µs period */
   struct spec_i64 pids;      /* linux.resources.pids.limit */

@@ -528,6 +528,7 @@ sandbox_edits (const struct spec_map *a, const struct sandbox_flags *f, struct p
                           profile);
   out->agent = wants_agent (a, f);
   operator_defaults (f->op, out);
+  out->policy_flag = f->policy != NULL;
   if (out->agent && keeps_joined_net (a, f, &out->keep_joined_net, err) < 0)
     return -1;
   /* A container smaller than this cannot even exec a shell; runc's engines refuse 6m.  */
@@ -646,6 +647,25 @@ resolve_bool (const char *v, const char *from, bool *out, ar_error_t *err)
   return 0;
 }
 
+/* The policy's tier: --policy, else the annotation, else strict under the agent profile, else
+   agentrt.conf's policy.  */
+static int
+resolve_policy (const struct spec_map *a, const struct sandbox_flags *f, bool agent,
+                struct sandbox *out, ar_error_t *err)
+{
+  const char *v = f->policy ? f->policy : sandbox_annotation (a, "io.agentrt.policy");
+
+  if (v == NULL)
+    {
+      out->popts.strict = agent || (f->op && f->op->strict_policy);
+      return 0;
+    }
+  if (policy_tier_from_name (v, &out->popts.strict) < 0)
+    return ar_make_error (err, 0, "%s: `%s`: expected default or strict",
+                          f->policy ? "--policy" : "annotation io.agentrt.policy", v);
+  return 0;
+}
+
 /* The controls of the sandbox proper: deadline, ephemeral rootfs, disk cap, canaries.  */
 static int
 resolve_controls (const struct spec_map *a, const struct sandbox_flags *f, struct sandbox *out,
@@ -741,6 +761,8 @@ sandbox_resolve (const struct spec_map *a, const struct sandbox_flags *f, struct
   else if (resolve_release (release, &out->uname_release, err) < 0)
     return -1;
   if (ptrace && resolve_ptrace (ptrace, &out->ptrace, err) < 0)
+    return -1;
+  if (resolve_policy (a, f, wants_agent (a, f), out, err) < 0)
     return -1;
   out->popts.tracer_platform = out->platform == PLATFORM_PTRACE;
   if (!f->policy_only && resolve_net_allow (f, a, out, err) < 0)

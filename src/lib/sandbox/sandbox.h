@@ -10,6 +10,9 @@
                                                a file directly under audit_dir
      -                          --audit-budget the audit log's size cap (64k at least)
      io.agentrt.uname.release   -              the kernel release uname reports
+     io.agentrt.policy          --policy       default | strict: agentrt's syscall policy
+                                               (default: strict under the agent profile, else
+                                               agentrt.conf's policy, else default)
      io.agentrt.policy.ptrace   -              ptrace, process_vm_readv/writev in the container
                                                (sandbox_resolve_ptrace): deny | allow (the
                                                operator's); default: allowed on the seccomp
@@ -59,6 +62,7 @@ struct sandbox_flags
   const char *platform;           /* --platform, or NULL */
   const char *audit_log;          /* --audit-log, or NULL */
   const char *net_allow;          /* --net-allow, or NULL */
+  const char *policy;             /* --policy, or NULL */
   bool policy_only; /* exec: what the filter needs; the allowlist is not resolved again */
   const char *timeout, *disk, *canary; /* NULL when not given */
   const char *memory, *cpus, *pids;

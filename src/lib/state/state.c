@@ -52,6 +52,7 @@ state_free (struct state *s)
   free (s->created);
   free (s->owner);
   free (s->platform);
+  free (s->policy);
   free (s->audit_log);
   ar_strv_free (s->cgroup_dirs);
   free (s->systemd_unit);
@@ -311,6 +312,8 @@ write_state_fields (struct ar_json *j, const struct state *s, bool internal)
       ar_json_kbool (j, "ownPidNamespace", s->own_pidns);
       if (s->platform)
         ar_json_kstr (j, "platform", s->platform);
+      if (s->policy)
+        ar_json_kstr (j, "policy", s->policy);
       if (s->sv_pid > 0)
         {
           ar_json_kint (j, "supervisorPid", s->sv_pid);
@@ -434,6 +437,7 @@ state_load (int dirfd, const char *id, struct state **out, ar_error_t *err)
   s->owner = dup_member (root, "owner");
   s->own_pidns = ar_jbool (ar_jget (root, "ownPidNamespace"));
   s->platform = dup_member (root, "platform");
+  s->policy = dup_member (root, "policy");
   s->sv_pid = (pid_t) num_member (root, "supervisorPid");
   s->sv_start = num_member (root, "supervisorStartTime");
   s->sv_worker = ar_jget (root, "supervisorWorkerPid")

@@ -45,7 +45,11 @@ struct state
   struct spec_map annotations;
   bool own_pidns; /* the container made its pid namespace: kill --all may walk it */
   char *platform; /* "seccomp" or "none" */
-  pid_t sv_pid;   /* the supervisor's watchdog, 0 if none */
+  /* agentrt's policy: "default" or "strict" (NULL: an older agentrt's state, default).  Kept
+     here for exec, which cannot tell from the annotations alone: --policy and agentrt.conf's
+     policy decide too.  */
+  char *policy;
+  pid_t sv_pid; /* the supervisor's watchdog, 0 if none */
   unsigned long long sv_start;
   pid_t sv_worker; /* its worker, 0 if none; -1: not recorded (an older agentrt's state) */
   unsigned long long sv_worker_start;
