@@ -330,6 +330,37 @@ ns_pid() { awk '/^NSpid:/ { print $NF }' "/proc/$1/status"; }
   leaves_nothing
 }
 
+# Without Landlock (faked: tracer nolandlock fails the calls with ENOSYS) there is no wall, and
+# such a container is refused, at create and at exec, rather than run unprotected.
+@test "agentrt run and exec [ptrace] refuse a container holding CAP_SYS_PTRACE without a user namespace where the kernel has no Landlock; --platform none runs it" {
+  local nolandlock="${BATS_RUN_TMPDIR:-/tmp}/tracer/tracer" msg
+  msg="linux.capabilities: CAP_SYS_PTRACE without a user namespace lets the container attach to agentrt's own processes during exec, and this kernel has no Landlock to stop it: add a user namespace or drop CAP_SYS_PTRACE"
+  # The control: a container without the capability needs no wall.
+  run "$nolandlock" nolandlock "$AGENTRT" --root "$ROOT/state" run -b "$BUNDLE" "$CID-plain"
+  [ "$status" -eq 0 ]
+  update_config '.process.capabilities |= (reduce ("bounding", "effective", "permitted") as $s
+    (.; .[$s] += ["CAP_SYS_PTRACE"]))'
+  run "$nolandlock" nolandlock "$AGENTRT" --root "$ROOT/state" run -b "$BUNDLE" "$CID"
+  echo "$output" >&2
+  [ "$status" -ne 0 ]
+  [ "$output" = "agentrt: $msg" ]
+  leaves_nothing
+  [ -z "$(cgroups_left)" ]
+  run "$nolandlock" nolandlock "$AGENTRT" --root "$ROOT/state" run --platform none -b "$BUNDLE" "$CID-none"
+  [ "$status" -eq 0 ]
+  # exec: the container made where Landlock is, the exec'd process where it is not.
+  update_config '.process.args = ["/bin/sleep", "1014"]'
+  agentrt_detached run -d -b "$BUNDLE" "$CID-x"
+  [ "$status" -eq 0 ]
+  run "$nolandlock" nolandlock "$AGENTRT" --root "$ROOT/state" exec "$CID-x" /bin/true
+  echo "$output" >&2
+  [ "$status" -ne 0 ]
+  [ "$output" = "agentrt: $msg" ]
+  agentrt delete --force "$CID-x"
+  [ "$status" -eq 0 ]
+  leaves_nothing
+}
+
 # The race the wall closes: from the init's tree, a scanner seizes and opens the memory of every
 # new pid while `agentrt exec` runs 40 times; without the wall it catches some of them before
 # their filters and capability drop (Seccomp 0, the runtime's capabilities).

@@ -26,6 +26,9 @@
                                new, S seized, M mem, U unprotected` (U: caught with Seccomp 0 or
                                other capabilities than the scanner's: agentrt's process before
                                its filters and capability drop)
+     tracer nolandlock CMD ARG…
+                               run CMD as on a kernel without Landlock: a seccomp filter (root
+                               needs no no_new_privs) fails the three Landlock calls with ENOSYS
 
    --fork runs the mode in a child: the container's init is traced by agentrt's kill switch,
    and a process has one tracer.  Each check prints `ok NAME` or `FAIL NAME: …`; the exit status
@@ -38,6 +41,9 @@
 #include <errno.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -580,6 +586,33 @@ mode_scan (const char *stop)
           n_unprotected);
 }
 
+/* ---- nolandlock ------------------------------------------------------------------------- */
+
+static int
+mode_nolandlock (char **cmd)
+{
+  struct sock_filter f[] = {
+    BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, arch)),
+    BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
+    BPF_JUMP (BPF_JMP | BPF_JGE | BPF_K, 444, 0, 2), /* landlock_create_ruleset … */
+    BPF_JUMP (BPF_JMP | BPF_JGT | BPF_K, 446, 1, 0), /* … landlock_restrict_self */
+    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  struct sock_fprog prog = { sizeof f / sizeof f[0], f };
+
+  if (syscall (SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
+    {
+      fprintf (stderr, "tracer: seccomp: %s\n", strerror (errno));
+      return 1;
+    }
+  execvp (cmd[0], cmd);
+  fprintf (stderr, "tracer: %s: %s\n", cmd[0], strerror (errno));
+  return 127;
+}
+
 static int
 run_mode (int argc, char **argv)
 {
@@ -591,6 +624,8 @@ run_mode (int argc, char **argv)
     mode_reach (argc - 1, argv + 1);
   else if (strcmp (m, "scan") == 0 && argc == 2)
     mode_scan (argv[1]);
+  else if (strcmp (m, "nolandlock") == 0 && argc >= 2)
+    return mode_nolandlock (argv + 1);
 #ifdef __x86_64__
   else if (strcmp (m, "stack") == 0)
     printf ("%lx\n", (unsigned long) __builtin_frame_address (0));
