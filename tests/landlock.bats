@@ -165,3 +165,22 @@ while True: s.accept()[0].close()' "$name" 3>&- &
   [ "$status" -eq 0 ]
   [[ "$output" == *"kill: 0"* ]]
 }
+
+# The ptrace wall (landlock.h): a container holding CAP_SYS_PTRACE without a user namespace is
+# in a domain that handles making block devices (a ruleset must handle something) and gives it
+# back beneath the container's root: mknod is what CAP_MKNOD and the device cgroup make it
+# (without the rule it would be EACCES).
+# (Its ptrace side: tests/ptrace.bats.)
+@test "landlock: the ptrace wall leaves mknod of a block device to CAP_MKNOD and the device cgroup" {
+  update_config '.process.capabilities |= (reduce ("bounding", "effective", "permitted") as $s
+      (.; .[$s] += ["CAP_SYS_PTRACE", "CAP_MKNOD"]))
+    | .linux.resources.devices += [{"allow": true, "type": "b", "major": 7, "minor": 0, "access": "m"}]
+    | .root.readonly = false'
+  in_container "mknod /loop0 b 7 0 && echo made"
+  agentrt --log-level debug run -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"fs handled 0x800"* ]]
+  [[ "$output" == *"made"* ]]
+  [ -b "$BUNDLE/rootfs/loop0" ]
+  rm -f "$BUNDLE/rootfs/loop0"
+}

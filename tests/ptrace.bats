@@ -262,6 +262,137 @@ scenario_rewrite() {
   kept_leave_nothing
 }
 
+# The ptrace wall (src/lib/init/landlock.h): where the container holds CAP_SYS_PTRACE without a
+# user namespace its processes are in a Landlock domain, and the process `exec` starts is
+# outside it until it enters a sibling of its own: the kernel refuses ptrace and /proc/PID/mem
+# between them, whatever the capabilities.  The operator allows ptrace here (the annotation),
+# so that the policy lets the calls reach the kernel and Landlock is what refuses them.
+requires_landlock() {
+  local abi
+  abi=$(python3 -c 'import ctypes; print(ctypes.CDLL(None, use_errno=True).syscall(444, None, 0, 1))')
+  [ "$abi" -ge 1 ] || skip "no Landlock in this kernel (such a container is refused: tests/unit/test_landlock.c)"
+}
+host_ptrace_cap_allowed() {
+  update_config '.process.capabilities |= (reduce ("bounding", "effective", "permitted") as $s
+    (.; .[$s] += ["CAP_SYS_PTRACE"]))
+    | .annotations["io.agentrt.policy.ptrace"] = "allow"'
+  printf 'pod_annotations = io.agentrt.policy.ptrace\n' >>"$ROOT/agentrt.conf"
+}
+stopped() { [ "$(__agentrt state "$1" | jq -r .status)" = stopped ]; }
+# ns_pid HOSTPID: the pid of HOSTPID in its own (innermost) pid namespace.
+ns_pid() { awk '/^NSpid:/ { print $NF }' "/proc/$1/status"; }
+
+@test "agentrt exec [ptrace] a container holding CAP_SYS_PTRACE without a user namespace cannot attach to or open the memory of an exec'd process, and still traces its own children" {
+  requires_landlock
+  host_ptrace_cap_allowed
+  update_config '.process.args = ["/bin/sh", "-c",
+    "while [ ! -s /go ]; do sleep 0.1; done; tracer reach $(cat /go); tracer --fork trace; echo end"]'
+  agentrt_detached --config "$ROOT/agentrt.conf" run -d -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  agentrt_detached --config "$ROOT/agentrt.conf" exec -d --pid-file "$ROOT/exec.pid" "$CID" \
+    /bin/sleep 1011
+  [ "$status" -eq 0 ]
+  local target
+  target=$(ns_pid "$(cat "$ROOT/exec.pid")")
+  echo "$target" >"$BUNDLE/rootfs/go.new"
+  mv "$BUNDLE/rootfs/go.new" "$BUNDLE/rootfs/go"
+  wait_for "the container's end" stopped "$CID"
+  output=$(cat "$ROOT/stdio.log")
+  echo "$output" >&2
+  grep -qx "attach $target EPERM" <<<"$output"
+  grep -qx "mem $target EACCES" <<<"$output"
+  # Within its own domain: TRACEME, ATTACH of its children, their memory.
+  ! grep -q '^FAIL' <<<"$output"
+  [ "$(grep -c '^ok ' <<<"$output")" -eq 5 ]
+  grep -qx end <<<"$output"
+  agentrt delete "$CID"
+  [ "$status" -eq 0 ]
+  leaves_nothing
+}
+
+# --cap gives an exec'd process what config.json did not: it gets the wall too, and reaches no
+# other exec'd process (the next one's way in is what it would attack).
+@test "agentrt exec [ptrace] an exec'd process given CAP_SYS_PTRACE with --cap cannot attach to or open the memory of another exec'd process" {
+  requires_landlock
+  update_config '.process.args = ["/bin/sleep", "1012"]'
+  agentrt_detached run -d -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  agentrt_detached exec -d --pid-file "$ROOT/exec.pid" "$CID" /bin/sleep 1013
+  [ "$status" -eq 0 ]
+  local target
+  target=$(ns_pid "$(cat "$ROOT/exec.pid")")
+  agentrt exec --cap CAP_SYS_PTRACE "$CID" /bin/tracer reach "$target"
+  [ "$status" -eq 0 ]
+  grep -qx "attach $target EPERM" <<<"$output"
+  grep -qx "mem $target EACCES" <<<"$output"
+  agentrt delete --force "$CID"
+  [ "$status" -eq 0 ]
+  leaves_nothing
+}
+
+# Without Landlock (faked: tracer nolandlock fails the calls with ENOSYS) there is no wall, and
+# such a container is refused, at create and at exec, rather than run unprotected.
+@test "agentrt run and exec [ptrace] refuse a container holding CAP_SYS_PTRACE without a user namespace where the kernel has no Landlock; --platform none runs it" {
+  local nolandlock="${BATS_RUN_TMPDIR:-/tmp}/tracer/tracer" msg
+  msg="linux.capabilities: CAP_SYS_PTRACE without a user namespace lets the container attach to agentrt's own processes during exec, and this kernel has no Landlock to stop it: add a user namespace or drop CAP_SYS_PTRACE"
+  # The control: a container without the capability needs no wall.
+  run "$nolandlock" nolandlock "$AGENTRT" --root "$ROOT/state" run -b "$BUNDLE" "$CID-plain"
+  [ "$status" -eq 0 ]
+  update_config '.process.capabilities |= (reduce ("bounding", "effective", "permitted") as $s
+    (.; .[$s] += ["CAP_SYS_PTRACE"]))'
+  run "$nolandlock" nolandlock "$AGENTRT" --root "$ROOT/state" run -b "$BUNDLE" "$CID"
+  echo "$output" >&2
+  [ "$status" -ne 0 ]
+  [ "$output" = "agentrt: $msg" ]
+  leaves_nothing
+  [ -z "$(cgroups_left)" ]
+  run "$nolandlock" nolandlock "$AGENTRT" --root "$ROOT/state" run --platform none -b "$BUNDLE" "$CID-none"
+  [ "$status" -eq 0 ]
+  # exec: the container made where Landlock is, the exec'd process where it is not.
+  update_config '.process.args = ["/bin/sleep", "1014"]'
+  agentrt_detached run -d -b "$BUNDLE" "$CID-x"
+  [ "$status" -eq 0 ]
+  run "$nolandlock" nolandlock "$AGENTRT" --root "$ROOT/state" exec "$CID-x" /bin/true
+  echo "$output" >&2
+  [ "$status" -ne 0 ]
+  [ "$output" = "agentrt: $msg" ]
+  agentrt delete --force "$CID-x"
+  [ "$status" -eq 0 ]
+  leaves_nothing
+}
+
+# The race the wall closes: from the init's tree, a scanner seizes and opens the memory of every
+# new pid while `agentrt exec` runs 40 times; without the wall it catches some of them before
+# their filters and capability drop (Seccomp 0, the runtime's capabilities).
+@test "agentrt exec [ptrace] a container holding CAP_SYS_PTRACE without a user namespace catches none of 40 exec'd processes on their way in" {
+  requires_landlock
+  host_ptrace_cap_allowed
+  update_config '.process.args = ["/bin/tracer", "scan", "/stop"]'
+  agentrt_detached --config "$ROOT/agentrt.conf" run -d -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  wait_for "the scanner" grep -q scanning "$ROOT/stdio.log"
+  local i
+  for ((i = 0; i < 40; i++)); do
+    agentrt --config "$ROOT/agentrt.conf" exec "$CID" /bin/true
+    [ "$status" -eq 0 ]
+  done
+  touch "$BUNDLE/rootfs/stop"
+  wait_for "the container's end" stopped "$CID"
+  output=$(cat "$ROOT/stdio.log")
+  echo "$output" >&2
+  local line new
+  line=$(grep '^scan: ' <<<"$output")
+  new=$(awk '{ print $2 }' <<<"$line")
+  # It saw them (each exec'd process lives long enough in the pid namespace to be listed) …
+  [ "$new" -ge 30 ]
+  # … and reached none.
+  [[ "$line" == *" new, 0 seized, 0 mem, 0 unprotected" ]]
+  ! grep -q '^caught ' <<<"$output"
+  agentrt delete "$CID"
+  [ "$status" -eq 0 ]
+  leaves_nothing
+}
+
 # The real tools, in the Debian rootfs of the compatibility corpus (built by tests/compat.bats's
 # helpers; skipped where it has not been built): strace follows a shell, gdb runs a program
 # with address randomization off and prints a backtrace, a program built with

@@ -17,6 +17,18 @@
                                personality(ADDR_NO_RANDOMIZE) and what it does to a new
                                program's stack; MMAP_PAGE_ZERO and PER_LINUX32
      tracer attach PID…        PTRACE_ATTACH to each PID: `PID ERRNO` (`PID 0`: attached)
+     tracer reach PID…         PTRACE_ATTACH to each PID and open its /proc/PID/mem read-write:
+                               `attach PID ERRNO`, `mem PID ERRNO`
+     tracer scan STOPFILE      until STOPFILE exists, each new pid of the pid namespace is
+                               seized (PTRACE_SEIZE, then stopped to read its status) and its
+                               /proc/PID/mem opened read-write; every success is printed with
+                               the target's Seccomp and CapEff, then a summary line: `scan: N
+                               new, S seized, M mem, U unprotected` (U: caught with Seccomp 0 or
+                               other capabilities than the scanner's: agentrt's process before
+                               its filters and capability drop)
+     tracer nolandlock CMD ARG…
+                               run CMD as on a kernel without Landlock: a seccomp filter (root
+                               needs no no_new_privs) fails the three Landlock calls with ENOSYS
 
    --fork runs the mode in a child: the container's init is traced by agentrt's kill switch,
    and a process has one tracer.  Each check prints `ok NAME` or `FAIL NAME: …`; the exit status
@@ -27,6 +39,11 @@
    Build: gcc -static -O2 -Wall -Wextra -o tracer tracer.c  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -447,6 +464,155 @@ mode_attach (int argc, char **argv)
     }
 }
 
+/* ---- reach, scan --------------------------------------------------------------------------- */
+
+static void
+mode_reach (int n, char **pids)
+{
+  for (int i = 0; i < n; i++)
+    {
+      pid_t pid = (pid_t) atoi (pids[i]);
+      char path[64];
+      long r = ptrace (PTRACE_ATTACH, pid, NULL, NULL);
+      int fd;
+
+      printf ("attach %d %s\n", (int) pid, ename (r == 0 ? 0 : errno));
+      if (r == 0)
+        {
+          waitpid (pid, NULL, __WALL);
+          ptrace (PTRACE_DETACH, pid, NULL, NULL);
+        }
+      snprintf (path, sizeof path, "/proc/%d/mem", (int) pid);
+      fd = open (path, O_RDWR | O_CLOEXEC);
+      printf ("mem %d %s\n", (int) pid, ename (fd >= 0 ? 0 : errno));
+      if (fd >= 0)
+        close (fd);
+    }
+  fflush (stdout);
+}
+
+/* The Seccomp and CapEff lines of PID's status ("?" where unread).  */
+static void
+status_of (pid_t pid, char seccomp[8], char capeff[24])
+{
+  char path[64], line[256];
+  FILE *f;
+
+  strcpy (seccomp, "?");
+  strcpy (capeff, "?");
+  snprintf (path, sizeof path, "/proc/%d/status", (int) pid);
+  f = fopen (path, "re");
+  if (f == NULL)
+    return;
+  while (fgets (line, sizeof line, f))
+    {
+      if (strncmp (line, "Seccomp:", 8) == 0)
+        sscanf (line + 8, "%7s", seccomp);
+      else if (strncmp (line, "CapEff:", 7) == 0)
+        sscanf (line + 7, "%23s", capeff);
+    }
+  fclose (f);
+}
+
+static unsigned n_new, n_seized, n_mem, n_unprotected;
+static char own_capeff[24];
+
+/* Seize PID and stop it, so that its status is what it was when caught; open its mem.  */
+static void
+scan_one (pid_t pid)
+{
+  char path[64], seccomp[8], capeff[24];
+  bool seized = ptrace (PTRACE_SEIZE, pid, NULL, NULL) == 0;
+  int fd, st;
+
+  if (seized && ptrace (PTRACE_INTERRUPT, pid, NULL, NULL) == 0)
+    waitpid (pid, &st, __WALL);
+  snprintf (path, sizeof path, "/proc/%d/mem", (int) pid);
+  fd = open (path, O_RDWR | O_CLOEXEC);
+  if (seized || fd >= 0)
+    {
+      status_of (pid, seccomp, capeff);
+      n_seized += seized;
+      n_mem += fd >= 0;
+      if (strcmp (seccomp, "0") == 0 || strcmp (capeff, own_capeff) != 0)
+        n_unprotected++;
+      printf ("caught %d seize=%d mem=%d Seccomp=%s CapEff=%s\n", (int) pid, seized, fd >= 0,
+              seccomp, capeff);
+    }
+  if (fd >= 0)
+    close (fd);
+  if (seized)
+    ptrace (PTRACE_DETACH, pid, NULL, NULL);
+}
+
+/* One pass over /proc: the pids not seen before are tried (unless MARK_ONLY).  */
+static void
+scan_pass (uint8_t *seen, bool mark_only)
+{
+  DIR *d = opendir ("/proc");
+  struct dirent *e;
+
+  if (d == NULL)
+    return;
+  while ((e = readdir (d)) != NULL)
+    {
+      long pid = strtol (e->d_name, NULL, 10);
+
+      if (pid <= 0 || pid >= (1L << 22) || (seen[pid / 8] & (1U << (pid % 8))))
+        continue;
+      seen[pid / 8] |= (uint8_t) (1U << (pid % 8));
+      if (pid == getpid () || mark_only)
+        continue;
+      n_new++;
+      scan_one ((pid_t) pid);
+    }
+  closedir (d);
+  fflush (stdout);
+}
+
+static void
+mode_scan (const char *stop)
+{
+  static uint8_t seen[(1 << 22) / 8];
+  char seccomp[8];
+
+  status_of (getpid (), seccomp, own_capeff);
+  scan_pass (seen, true);
+  printf ("scanning\n");
+  fflush (stdout);
+  while (access (stop, F_OK) != 0)
+    scan_pass (seen, false);
+  printf ("scan: %u new, %u seized, %u mem, %u unprotected\n", n_new, n_seized, n_mem,
+          n_unprotected);
+}
+
+/* ---- nolandlock ------------------------------------------------------------------------- */
+
+static int
+mode_nolandlock (char **cmd)
+{
+  struct sock_filter f[] = {
+    BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, arch)),
+    BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
+    BPF_JUMP (BPF_JMP | BPF_JGE | BPF_K, 444, 0, 2), /* landlock_create_ruleset … */
+    BPF_JUMP (BPF_JMP | BPF_JGT | BPF_K, 446, 1, 0), /* … landlock_restrict_self */
+    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  struct sock_fprog prog = { sizeof f / sizeof f[0], f };
+
+  if (syscall (SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
+    {
+      fprintf (stderr, "tracer: seccomp: %s\n", strerror (errno));
+      return 1;
+    }
+  execvp (cmd[0], cmd);
+  fprintf (stderr, "tracer: %s: %s\n", cmd[0], strerror (errno));
+  return 127;
+}
+
 static int
 run_mode (int argc, char **argv)
 {
@@ -454,6 +620,12 @@ run_mode (int argc, char **argv)
 
   if (strcmp (m, "attach") == 0)
     mode_attach (argc - 1, argv + 1);
+  else if (strcmp (m, "reach") == 0)
+    mode_reach (argc - 1, argv + 1);
+  else if (strcmp (m, "scan") == 0 && argc == 2)
+    mode_scan (argv[1]);
+  else if (strcmp (m, "nolandlock") == 0 && argc >= 2)
+    return mode_nolandlock (argv + 1);
 #ifdef __x86_64__
   else if (strcmp (m, "stack") == 0)
     printf ("%lx\n", (unsigned long) __builtin_frame_address (0));

@@ -5,8 +5,13 @@
 #include <config.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -62,6 +67,106 @@ test_fit_parts (void)
   return 0;
 }
 
+/* The ptrace wall is in every ABI: one filesystem right handled, nothing else.  */
+static int
+test_fit_ptrace_wall (void)
+{
+  struct landlock_plan wall = { .ptrace_wall = true };
+  struct landlock_ruleset r;
+
+  CHECK (!landlock_fit (&wall, 0, &r) && r.handled_fs == 0);
+  for (int abi = 1; abi <= 9; abi++)
+    {
+      CHECK (landlock_fit (&wall, abi, &r));
+      CHECK (r.handled_fs == AR_LANDLOCK_ACCESS_FS_MAKE_BLOCK && r.handled_net == 0
+             && r.scoped == 0);
+    }
+  CHECK (landlock_fit (&all, 7, &r) && r.handled_fs == 0);
+  return 0;
+}
+
+/* A container that needs the wall is refused without Landlock, or when the kernel refuses the
+   ruleset; every other one runs as before.  */
+static int
+test_need (void)
+{
+  struct landlock_plan wall = { .ptrace_wall = true, .scope_signal = true };
+  ar_error_t err = NULL;
+
+  CHECK (landlock_need (&wall, 0, false, &err) < 0);
+  CHECK (strstr (err->msg, "CAP_SYS_PTRACE without a user namespace") != NULL);
+  CHECK (strstr (err->msg, "no Landlock") != NULL);
+  ar_error_release (&err);
+  CHECK (landlock_need (&wall, 7, true, &err) < 0);
+  CHECK (strstr (err->msg, "refuses the ruleset") != NULL);
+  ar_error_release (&err);
+  CHECK (landlock_need (&wall, 1, false, &err) == 0 && err == NULL);
+  CHECK (landlock_need (&all, 0, false, &err) == 0 && err == NULL);
+  CHECK (landlock_need (&all, 7, true, &err) == 0 && err == NULL);
+  return 0;
+}
+
+/* A child enters the ptrace wall's domain: its parent (outside) is out of its reach, its own
+   child (inside) is not.  */
+static int
+test_apply_ptrace_wall (void)
+{
+  struct landlock_plan wall = { .ptrace_wall = true };
+  struct landlock_ruleset r;
+  ar_error_t err = NULL;
+  int status;
+  pid_t pid;
+
+  if (landlock_abi () < 1)
+    {
+      printf ("# this kernel has no Landlock\n");
+      return 77;
+    }
+  CHECK (landlock_prepare (&wall, &r, &err) == 0 && err == NULL);
+  CHECK (r.handled_fs == AR_LANDLOCK_ACCESS_FS_MAKE_BLOCK);
+  pid = fork ();
+  CHECK (pid >= 0);
+  if (pid == 0)
+    {
+      char mem[64];
+      pid_t inner;
+      int fd, st;
+      bool could;
+
+      snprintf (mem, sizeof mem, "/proc/%d/mem", (int) getppid ());
+      /* The control: without the domain (Yama may refuse it already).  */
+      fd = open (mem, O_RDONLY | O_CLOEXEC);
+      could = fd >= 0;
+      if (fd >= 0)
+        close (fd);
+      if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || landlock_apply (&r, &err) < 0)
+        _exit (10);
+      if (could && (open (mem, O_RDONLY | O_CLOEXEC) >= 0 || errno != EACCES))
+        _exit (11);
+      if (ptrace (PTRACE_ATTACH, getppid (), 0, 0) == 0 || errno != EPERM)
+        _exit (12);
+      inner = fork ();
+      if (inner == 0)
+        {
+          pause ();
+          _exit (0);
+        }
+      if (inner < 0 || ptrace (PTRACE_ATTACH, inner, 0, 0) < 0 || waitpid (inner, &st, 0) != inner
+          || !WIFSTOPPED (st))
+        _exit (13);
+      kill (inner, SIGKILL);
+      (void) ptrace (PTRACE_DETACH, inner, 0, 0);
+      waitpid (inner, &st, 0);
+      _exit (0);
+    }
+  CHECK (waitpid (pid, &status, 0) == pid);
+  if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
+    TAP_FAIL ("child status %#x (10: apply, 11: parent's mem opened, 12: parent attached, 13: "
+              "own child not traced)",
+              status);
+  return 0;
+}
+
 /* A child enters a signal-scoped domain: its parent (outside) is refused, its own child
    (inside) is not.  */
 static int
@@ -77,7 +182,7 @@ test_apply_signal_scope (void)
       printf ("# this kernel's Landlock ABI is %d, scopes need 6\n", landlock_abi ());
       return 77;
     }
-  landlock_prepare (&sig, &r);
+  CHECK (landlock_prepare (&sig, &r, NULL) == 0);
   CHECK (r.scoped == AR_LANDLOCK_SCOPE_SIGNAL);
   pid = fork ();
   CHECK (pid >= 0);
@@ -125,6 +230,9 @@ main (void)
 {
   RUN_TEST (test_fit_by_abi);
   RUN_TEST (test_fit_parts);
+  RUN_TEST (test_fit_ptrace_wall);
+  RUN_TEST (test_need);
+  RUN_TEST (test_apply_ptrace_wall);
   RUN_TEST (test_apply_signal_scope);
   RUN_TEST (test_apply_nothing);
   TAP_END ();

@@ -1,5 +1,6 @@
-/* Landlock rulesets for the container's processes (landlock.h).  No access rule is ever added:
-   each right the ruleset handles is refused outright, and scopes need no rules.  */
+/* Landlock rulesets for the container's processes (landlock.h).  One access rule at most: the
+   ptrace wall's, which gives back beneath "/" the filesystem right it handles; every other
+   right the ruleset handles is refused outright, and scopes need no rules.  */
 #include <config.h>
 
 #include <errno.h>
@@ -33,13 +34,15 @@ bool
 landlock_fit (const struct landlock_plan *plan, int abi, struct landlock_ruleset *out)
 {
   memset (out, 0, sizeof *out);
+  if (abi >= 1 && plan->ptrace_wall)
+    out->handled_fs |= AR_LANDLOCK_ACCESS_FS_MAKE_BLOCK;
   if (abi >= 4 && plan->deny_connect)
     out->handled_net |= AR_LANDLOCK_ACCESS_NET_CONNECT_TCP;
   if (abi >= 6 && plan->scope_signal)
     out->scoped |= AR_LANDLOCK_SCOPE_SIGNAL;
   if (abi >= 6 && plan->scope_abstract)
     out->scoped |= AR_LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET;
-  if (out->handled_net == 0 && out->scoped == 0)
+  if (out->handled_fs == 0 && out->handled_net == 0 && out->scoped == 0)
     return false;
   out->abi = abi;
   /* The workload is what we want to hear about, not agentrt's own few calls before execve
@@ -54,35 +57,45 @@ landlock_fit (const struct landlock_plan *plan, int abi, struct landlock_ruleset
 static int
 ruleset_create (const struct landlock_ruleset *r)
 {
-  struct ar_landlock_ruleset_attr attr
-      = { .handled_access_fs = 0, .handled_access_net = r->handled_net, .scoped = r->scoped };
+  struct ar_landlock_ruleset_attr attr = { .handled_access_fs = r->handled_fs,
+                                           .handled_access_net = r->handled_net,
+                                           .scoped = r->scoped };
 
   return (int) syscall (AR_NR_landlock_create_ruleset, &attr, sizeof attr, 0U);
 }
 
-void
-landlock_prepare (const struct landlock_plan *plan, struct landlock_ruleset *out)
+int
+landlock_need (const struct landlock_plan *plan, int abi, bool refused, ar_error_t *err)
+{
+  if (!plan->ptrace_wall || (abi > 0 && !refused))
+    return 0;
+  return ar_make_error (err, 0,
+                        "linux.capabilities: CAP_SYS_PTRACE without a user namespace lets the "
+                        "container attach to agentrt's own processes during exec, and this "
+                        "kernel has %s to stop it: add a user namespace or drop CAP_SYS_PTRACE",
+                        abi == 0 ? "no Landlock" : "a Landlock that refuses the ruleset");
+}
+
+int
+landlock_prepare (const struct landlock_plan *plan, struct landlock_ruleset *out, ar_error_t *err)
 {
   int abi = landlock_abi ();
   int fd;
 
-  if (!plan->scope_signal && !plan->scope_abstract && !plan->deny_connect)
-    {
-      memset (out, 0, sizeof *out);
-      return;
-    }
+  memset (out, 0, sizeof *out);
+  if (!plan->scope_signal && !plan->scope_abstract && !plan->deny_connect && !plan->ptrace_wall)
+    return 0;
   if (abi == 0)
     {
       ar_debug ("landlock: not in this kernel; the container runs without it");
-      memset (out, 0, sizeof *out);
-      return;
+      return landlock_need (plan, abi, false, err);
     }
   if (!landlock_fit (plan, abi, out))
     {
       ar_debug ("landlock: ABI %d has nothing of what this container asks for (scopes need 6, "
                 "TCP rights 4)",
                 abi);
-      return;
+      return 0;
     }
   /* A kernel may claim an ABI without all of it (RHEL 9's 5.14 claims 6 without signal
      scopes): what it refuses here is treated as no Landlock at all.  */
@@ -92,11 +105,31 @@ landlock_prepare (const struct landlock_plan *plan, struct landlock_ruleset *out
       ar_debug ("landlock: ABI %d refuses the ruleset (%s); the container runs without it", abi,
                 strerror (errno));
       memset (out, 0, sizeof *out);
-      return;
+      return landlock_need (plan, abi, true, err);
     }
   close (fd);
-  ar_debug ("landlock: ABI %d, scoped %#llx, tcp handled %#llx", abi,
-            (unsigned long long) out->scoped, (unsigned long long) out->handled_net);
+  ar_debug ("landlock: ABI %d, scoped %#llx, tcp handled %#llx, fs handled %#llx", abi,
+            (unsigned long long) out->scoped, (unsigned long long) out->handled_net,
+            (unsigned long long) out->handled_fs);
+  return 0;
+}
+
+/* The ptrace wall's rule: making block devices, handled only so that the ruleset has something
+   to handle, is given back beneath the container's root, so that mknod works as it did (the
+   device cgroup and CAP_MKNOD still decide).  Rules are on inodes, and the kernel's walk up
+   from a path passes mount points up to the real root: every path of the container reaches
+   this one.  */
+static int
+allow_beneath_root (int ruleset, uint64_t access, ar_error_t *err)
+{
+  cleanup_close int root = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  struct ar_landlock_path_beneath_attr rule = { .allowed_access = access, .parent_fd = root };
+
+  if (root < 0)
+    return ar_make_error (err, errno, "open the container's root for the landlock rule");
+  if (syscall (AR_NR_landlock_add_rule, ruleset, AR_LANDLOCK_RULE_PATH_BENEATH, &rule, 0U) < 0)
+    return ar_make_error (err, errno, "add the landlock rule beneath the container's root");
+  return 0;
 }
 
 int
@@ -104,11 +137,13 @@ landlock_apply (const struct landlock_ruleset *r, ar_error_t *err)
 {
   cleanup_close int fd = -1;
 
-  if (r->handled_net == 0 && r->scoped == 0)
+  if (r->handled_fs == 0 && r->handled_net == 0 && r->scoped == 0)
     return 0;
   fd = ruleset_create (r);
   if (fd < 0)
     return ar_make_error (err, errno, "create the landlock ruleset");
+  if (r->handled_fs && allow_beneath_root (fd, r->handled_fs, err) < 0)
+    return -1;
   if (syscall (AR_NR_landlock_restrict_self, fd, r->restrict_flags) < 0)
     return ar_make_error (err, errno, "enter the landlock domain");
   return 0;

@@ -8,8 +8,10 @@
    landlock.rst, "Backward and forward compatibility"):
 
      ABI    the kernel adds                        agentrt
-     none   (no Landlock, or landlock not in lsm=)  nothing; containers run as before (debug log)
-     1-3    filesystem access rights                nothing: the mount namespace confines paths
+     none   (no Landlock, or landlock not in lsm=)  nothing; containers run as before (debug log),
+                                                    but one that needs the ptrace wall is refused
+     1-3    filesystem access rights; ptrace        the ptrace wall (below); no path is confined:
+            restricted to the domain's own          the mount namespace does that
      4-5    TCP bind and connect, by port           the agent profile with the egress broker: no
                                                     TCP connect of the workload's own (the
                                                     broker makes them all)
@@ -25,7 +27,21 @@
    so a scoped exec'd `kill` of the init's processes would fail.  In a pid or network namespace
    of the container's own the namespace is the wall already, and that stays as runc does it.
    Any domain, scoped or not, also refuses ptrace (and /proc/PID/fd, environ, mem) from a
-   sibling domain: where one applies, an exec'd `strace -p` of the init's processes fails.  */
+   sibling domain: where one applies, an exec'd `strace -p` of the init's processes fails.
+
+   The ptrace wall.  That refusal is the one thing between a container that holds CAP_SYS_PTRACE
+   in the host's user namespace (config.json may ask for it without a user namespace:
+   sandbox_host_ptrace_cap) and the process `agentrt exec` starts: it joins the container's pid
+   namespace with the runtime's capabilities and puts its filters on last, and its
+   non-dumpability is nothing against CAP_SYS_PTRACE in its mm's user namespace, the initial
+   one (ptrace_may_access).  A process in a Landlock domain may ptrace, or open /proc/PID/mem,
+   only processes of its own domain or of domains nested under it, whatever its capabilities
+   (Documentation/userspace-api/landlock.rst, "Ptrace restrictions"; every ABI has it): there
+   the container's processes are in a domain, and the exec'd process is outside it until it
+   enters one of its own, a sibling.  A ruleset must handle something: it handles making block
+   devices (ABI 1) and gives it back beneath the container's root, so that nothing else
+   changes.  Such a container is refused where the kernel has no Landlock (landlock_need): it
+   would be unprotected.  */
 #ifndef AGENTRT_LANDLOCK_H
 #define AGENTRT_LANDLOCK_H
 
@@ -39,11 +55,13 @@ struct landlock_plan
   bool scope_signal;   /* the container's pid namespace sees the runtime's processes */
   bool scope_abstract; /* the container is in the runtime's network namespace */
   bool deny_connect;   /* the agent profile's broker makes every connect: the workload needs none */
+  bool ptrace_wall;    /* the container may hold CAP_SYS_PTRACE in the host's user namespace */
 };
 
 /* What a process asks the kernel for: the plan, cut to the kernel's ABI.  All zero: nothing.  */
 struct landlock_ruleset
 {
+  uint64_t handled_fs; /* given back beneath "/" by a rule: the ptrace wall's */
   uint64_t handled_net;
   uint64_t scoped;
   uint32_t restrict_flags;
@@ -59,11 +77,17 @@ bool landlock_fit (const struct landlock_plan *plan, int abi, struct landlock_ru
 /* In the runtime, before the container's process is cloned: fits PLAN to this kernel and checks
    that the kernel takes the ruleset.  Without Landlock, or when the kernel refuses it, OUT is
    all zero and a debug line says why, once per command: a container never fails for the
-   lack of it.  */
-void landlock_prepare (const struct landlock_plan *plan, struct landlock_ruleset *out);
+   lack of it, but where it needs the ptrace wall (landlock_need).  */
+int landlock_prepare (const struct landlock_plan *plan, struct landlock_ruleset *out,
+                      ar_error_t *err);
+
+/* Whether a container may run with PLAN on a kernel of ABI (0: no Landlock) that REFUSED the
+   ruleset or not: not when it needs the ptrace wall and does not get it.  */
+int landlock_need (const struct landlock_plan *plan, int abi, bool refused, ar_error_t *err);
 
 /* In the container's process, before its seccomp filters (an OCI profile may not list the
-   Landlock calls) and while it still has CAP_SYS_ADMIN in its user namespace or no_new_privs.  */
+   Landlock calls) and while it still has CAP_SYS_ADMIN in its user namespace or no_new_privs,
+   with the container's root as its own (the ptrace wall's rule is on "/").  */
 int landlock_apply (const struct landlock_ruleset *r, ar_error_t *err);
 
 /* Namespace tests for the plan: is the pid namespace of FD the runtime's own or one above it

@@ -24,6 +24,17 @@ struct ar_landlock_ruleset_attr
   uint64_t scoped;             /* ABI 6 */
 };
 
+/* ABI 1: the one filesystem right the ptrace wall handles (landlock.h), and the rule that
+   gives it back beneath the container's root.  */
+#define AR_LANDLOCK_ACCESS_FS_MAKE_BLOCK (1ULL << 11)
+#define AR_LANDLOCK_RULE_PATH_BENEATH 1
+
+struct ar_landlock_path_beneath_attr
+{
+  uint64_t allowed_access;
+  int32_t parent_fd;
+} __attribute__ ((packed));
+
 /* ABI 4.  */
 #define AR_LANDLOCK_ACCESS_NET_BIND_TCP (1ULL << 0)
 #define AR_LANDLOCK_ACCESS_NET_CONNECT_TCP (1ULL << 1)

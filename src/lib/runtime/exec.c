@@ -320,9 +320,11 @@ spawn_in_cgroup (const struct state *s, const struct process_exec_cfg *cfg,
 
 /* The init's Landlock plan (lifecycle.c), from the namespaces the container has and its stored
    annotations (the agent profile writes its own): each exec'd process enters a domain of its
-   own with the same rules.  */
-static void
-plan_landlock (const struct exec_policy *ep, struct landlock_ruleset *out)
+   own with the same rules.  The ptrace wall also where P itself may hold CAP_SYS_PTRACE in the
+   host's user namespace (--cap): it would reach the next exec'd process.  */
+static int
+plan_landlock (const struct exec_policy *ep, const struct spec_process *p,
+               struct landlock_ruleset *out, ar_error_t *err)
 {
   struct landlock_plan plan = { 0 };
   const char *agent;
@@ -333,7 +335,7 @@ plan_landlock (const struct exec_policy *ep, struct landlock_ruleset *out)
   if (ep->s->platform == NULL || strcmp (ep->s->platform, "none") == 0)
     {
       memset (out, 0, sizeof *out);
-      return;
+      return 0;
     }
   snprintf (path, sizeof path, "/proc/%d/ns/pid", (int) ep->s->pid);
   pidns = open (path, O_RDONLY | O_CLOEXEC);
@@ -345,7 +347,9 @@ plan_landlock (const struct exec_policy *ep, struct landlock_ruleset *out)
   agent = sandbox_annotation (&ep->s->annotations, "io.agentrt.profile");
   plan.deny_connect = agent && strcmp (agent, "agent") == 0
                       && faccessat (ep->dirfd, EGRESS_RESOLV_FILE, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
-  landlock_prepare (&plan, out);
+  plan.ptrace_wall
+      = sandbox_host_ptrace_cap (ep->config) || sandbox_process_host_ptrace_cap (ep->config, p);
+  return landlock_prepare (&plan, out, err);
 }
 
 static int
@@ -375,7 +379,11 @@ exec_in (const struct state *s, const struct operator_conf *op, int dirfd,
     }
   cfg.filters[FILTER_POLICY] = ep.prog.insns ? &ep.prog : NULL;
   cfg.filters[FILTER_OCI] = ep.oci.insns ? &ep.oci : NULL;
-  plan_landlock (&ep, &cfg.landlock);
+  if (plan_landlock (&ep, p, &cfg.landlock, err) < 0)
+    {
+      exec_policy_release (&ep);
+      return -1;
+    }
 
   if (!o->detach)
     {

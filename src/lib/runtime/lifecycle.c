@@ -768,11 +768,12 @@ place_fn (pid_t pid, void *data, ar_error_t *err)
 
 /* The second wall (landlock.h), for a supervised container: scopes where it shares the
    runtime's pid or network namespace; under the agent profile, no TCP connect of its own where
-   the broker makes them.  Only there: a domain also keeps ptrace and /proc/PID/fd between an
-   exec'd process and the init's (sibling domains), which a debugging session in a container
-   with an allowlist outside the profile should not lose.  */
-static void
-plan_landlock (const struct create_ctx *c, struct landlock_ruleset *out)
+   the broker makes them; the ptrace wall where it may hold CAP_SYS_PTRACE in the host's user
+   namespace.  Only there: a domain also keeps ptrace and /proc/PID/fd between an exec'd
+   process and the init's (sibling domains), which a debugging session in a container with an
+   allowlist outside the profile should not lose.  */
+static int
+plan_landlock (const struct create_ctx *c, struct landlock_ruleset *out, ar_error_t *err)
 {
   int pid_join = c->ns.join_fd[SPEC_NS_PID], net_join = c->ns.join_fd[SPEC_NS_NETWORK];
   bool on = c->sb.platform != PLATFORM_NONE;
@@ -782,9 +783,10 @@ plan_landlock (const struct create_ctx *c, struct landlock_ruleset *out)
     .scope_abstract = on && !c->ns.new_ns[SPEC_NS_NETWORK]
                       && (net_join < 0 || landlock_netns_is_runtimes (net_join)),
     .deny_connect = on && c->agent && c->sb.net != NULL,
+    .ptrace_wall = on && sandbox_host_ptrace_cap (c->spec),
   };
 
-  landlock_prepare (&plan, out);
+  return landlock_prepare (&plan, out, err);
 }
 
 static int
@@ -813,7 +815,8 @@ spawn (struct create_ctx *c, int dirfd, int cgroup_fd, struct process_result *re
 
   for (int i = 0; i < FILTER__N; i++)
     cfg.filters[i] = c->progs[i].insns ? &c->progs[i] : NULL;
-  plan_landlock (c, &cfg.landlock);
+  if (plan_landlock (c, &cfg.landlock, err) < 0)
+    return -1;
   if (c->sb.ephemeral && make_ephemeral (c, err) < 0)
     return -1;
   if (c->sb.ephemeral && c->eph_cfg.idmap)

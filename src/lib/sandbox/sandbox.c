@@ -154,12 +154,18 @@ sandbox_resolve_ptrace (struct sandbox *sb, bool own_pidns, bool host_ptrace_cap
 bool
 sandbox_host_ptrace_cap (const struct spec *s)
 {
-  const struct spec_strv *b = &s->process.capabilities.bounding;
+  return sandbox_process_host_ptrace_cap (s, &s->process);
+}
+
+bool
+sandbox_process_host_ptrace_cap (const struct spec *s, const struct spec_process *p)
+{
+  const struct spec_strv *b = &p->capabilities.bounding;
 
   for (size_t i = 0; i < s->linux_.n_namespaces; i++)
     if (s->linux_.namespaces[i].kind == SPEC_NS_USER)
       return false;
-  if (!s->process.has_capabilities)
+  if (!p->has_capabilities)
     return true; /* every capability is kept */
   for (size_t i = 0; i < b->n; i++)
     if (strcmp (b->v[i], "CAP_SYS_PTRACE") == 0)

@@ -119,8 +119,12 @@ void sandbox_resolve_ptrace (struct sandbox *sb, bool own_pidns, bool host_ptrac
    namespace of its own, and the capability in the bounding set, or no capabilities section)?
    Then the kernel lets them attach to any process in their pid namespace, dumpable or not:
    agentrt's own among them, such as a process `exec` starts, which joins the namespaces with
-   every capability and installs its filters last (tests/ptrace.bats).  */
+   every capability and installs its filters last (tests/ptrace.bats).  The Landlock ptrace
+   wall keeps them off it (init/landlock.h); without Landlock such a container is refused.  */
 bool sandbox_host_ptrace_cap (const struct spec *s);
+
+/* The same for process P (an exec'd one, whose --cap may add it) in container S.  */
+bool sandbox_process_host_ptrace_cap (const struct spec *s, const struct spec_process *p);
 
 /* With an allowlist, at create: the container's network namespace and where the broker
    connects from (egress_prepare_spec, *ns), the resolver's upstream read there, and, for
