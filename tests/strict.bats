@@ -64,8 +64,9 @@ records() { jq -c --arg r "$1" 'select(.rule == $r)' "$(LOG)"; }
   leaves_nothing
 }
 
-@test "strict: socket: AF_PACKET, raw and non-route netlink sockets refused; inet and netlink route work" {
-  probe_args socket-inet socket-raw socket-packet socket-netlink-route socket-netlink-audit
+@test "strict: socket: AF_PACKET, raw, non-route netlink, MPTCP, UDP-Lite and SCTP sockets refused; TCP, UDP, ping and netlink route work" {
+  probe_args socket-inet socket-raw socket-packet socket-netlink-route socket-netlink-audit \
+    socket-tcp socket-ping socket-mptcp socket-udplite socket-sctp
   agentrt run --policy strict --audit-log "$(LOG)" -b "$BUNDLE" "$CID"
   [ "$status" -eq 0 ]
   [[ "$output" == *"socket-inet ok"* ]]
@@ -73,7 +74,13 @@ records() { jq -c --arg r "$1" 'select(.rule == $r)' "$(LOG)"; }
   [[ "$output" == *"socket-packet EAFNOSUPPORT"* ]]
   [[ "$output" == *"socket-netlink-route ok"* ]]
   [[ "$output" == *"socket-netlink-audit EAFNOSUPPORT"* ]]
-  [ "$(records refuse-strict-socket | jq -s 'map(.count // 1) | add')" -eq 3 ]
+  [[ "$output" == *"socket-tcp ok"* ]]
+  # A ping socket may still be refused by the kernel (net.ipv4.ping_group_range), not by us.
+  [[ "$output" == *"socket-ping ok"* || "$output" == *"socket-ping EACCES"* ]]
+  [[ "$output" == *"socket-mptcp EAFNOSUPPORT"* ]]
+  [[ "$output" == *"socket-udplite EAFNOSUPPORT"* ]]
+  [[ "$output" == *"socket-sctp EAFNOSUPPORT"* ]]
+  [ "$(records refuse-strict-socket | jq -s 'map(.count // 1) | add')" -eq 6 ]
   leaves_nothing
 }
 
@@ -136,7 +143,7 @@ records() { jq -c --arg r "$1" 'select(.rule == $r)' "$(LOG)"; }
   leaves_nothing
 }
 
-@test "strict: agentrt.conf's policy = strict applies to containers that name none" {
+@test "strict: agentrt.conf's policy = strict applies to containers that name none, and config.json may not lower it" {
   local conf="$ROOT/agentrt.conf"
   printf 'policy = strict\n' >"$conf"
   chmod 0600 "$conf"
@@ -144,8 +151,20 @@ records() { jq -c --arg r "$1" 'select(.rule == $r)' "$(LOG)"; }
   agentrt --config "$conf" run -b "$BUNDLE" "$CID"
   [ "$status" -eq 0 ]
   [[ "$output" == *"shmdt ENOSYS"* ]]
+  # The node's floor: a pod's annotation does not take it away…
   update_config '.annotations["io.agentrt.policy"] = "default"'
   agentrt --config "$conf" run -b "$BUNDLE" "$CID"
+  [ "$status" -ne 0 ]
+  [[ "$output" == *"annotation io.agentrt.policy=default: agentrt.conf's policy = strict is the operator's floor"* ]]
+  leaves_nothing
+  # …unless the operator lets pods set it; the operator's own flag may.
+  printf 'policy = strict\npod_annotations = io.agentrt.policy\n' >"$conf"
+  agentrt --config "$conf" run -b "$BUNDLE" "$CID"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"shmdt EINVAL"* ]]
+  update_config 'del(.annotations["io.agentrt.policy"])'
+  printf 'policy = strict\n' >"$conf"
+  agentrt --config "$conf" run --policy default -b "$BUNDLE" "$CID"
   [ "$status" -eq 0 ]
   [[ "$output" == *"shmdt EINVAL"* ]]
   leaves_nothing

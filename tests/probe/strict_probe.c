@@ -9,6 +9,11 @@
      syncfs                 syncfs(-1): off the allowlist (the kernel says EBADF)
      getppid                on it
      socket-inet            socket(AF_INET, SOCK_STREAM)
+     socket-tcp             socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP)
+     socket-ping            socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP)
+     socket-mptcp           socket(AF_INET, SOCK_STREAM, IPPROTO_MPTCP)
+     socket-udplite         socket(AF_INET, SOCK_DGRAM, IPPROTO_UDPLITE)
+     socket-sctp            socket(AF_INET6, SOCK_STREAM, IPPROTO_SCTP)
      socket-raw             socket(AF_INET, SOCK_RAW, IPPROTO_ICMP)
      socket-packet          socket(AF_PACKET, SOCK_DGRAM)
      socket-netlink-route   socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE)
@@ -81,6 +86,16 @@ call (const char *name)
     return syscall (SYS_getppid);
   if (strcmp (name, "socket-inet") == 0)
     return fd_call (socket (AF_INET, SOCK_STREAM, 0));
+  if (strcmp (name, "socket-tcp") == 0)
+    return fd_call (socket (AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP));
+  if (strcmp (name, "socket-ping") == 0)
+    return fd_call (socket (AF_INET, SOCK_DGRAM, IPPROTO_ICMP));
+  if (strcmp (name, "socket-mptcp") == 0)
+    return fd_call (socket (AF_INET, SOCK_STREAM, 262 /* IPPROTO_MPTCP */));
+  if (strcmp (name, "socket-udplite") == 0)
+    return fd_call (socket (AF_INET, SOCK_DGRAM, IPPROTO_UDPLITE));
+  if (strcmp (name, "socket-sctp") == 0)
+    return fd_call (socket (AF_INET6, SOCK_STREAM, IPPROTO_SCTP));
   if (strcmp (name, "socket-raw") == 0)
     return fd_call (socket (AF_INET, SOCK_RAW, IPPROTO_ICMP));
   if (strcmp (name, "socket-packet") == 0)

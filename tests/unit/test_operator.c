@@ -422,14 +422,19 @@ tier_of (const struct operator_conf *op, const char *flag, bool agent, const cha
 static int
 test_policy_tier (void)
 {
+  char *pods[] = { (char *) "io.agentrt.policy", NULL };
   struct operator_conf none = { 0 }, strict = { .strict_policy = true };
+  struct operator_conf strict_pods = { .strict_policy = true, .pod_annotations = pods };
 
   CHECK (tier_of (&none, NULL, false, NULL) == 0);   /* the default does not change */
   CHECK (tier_of (&none, NULL, true, NULL) == 1);    /* the agent profile's */
   CHECK (tier_of (&strict, NULL, false, NULL) == 1); /* agentrt.conf's policy = strict */
   CHECK (tier_of (&none, NULL, false, "strict") == 1);
-  CHECK (tier_of (&strict, NULL, false, "default") == 0);
-  CHECK (tier_of (&none, "default", true, NULL) == 0); /* the operator's flag wins */
+  /* agentrt.conf's strict is the node's floor: config.json lowers it only where pods may.  */
+  CHECK (tier_of (&strict, NULL, false, "default") == -1);
+  CHECK (tier_of (&strict_pods, NULL, false, "default") == 0);
+  CHECK (tier_of (&strict, "default", false, NULL) == 0); /* the operator's flag may */
+  CHECK (tier_of (&none, "default", true, NULL) == 0);    /* the operator's flag wins */
   CHECK (tier_of (&none, "strict", false, "default") == 1);
   CHECK (tier_of (&none, NULL, true, "default") == -1); /* config.json may not loosen it */
   CHECK (tier_of (&none, "lax", false, NULL) == -1);

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/seccomp.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,27 +138,42 @@ allow_outside (const struct rule_site *s, unsigned arg, uint32_t prefix, unsigne
 
 /* socket: AF_UNIX of any type; AF_INET and AF_INET6 stream or datagram only (not SOCK_RAW nor
    SOCK_PACKET: raw packets are what CAP_NET_RAW in the container's own user namespace would
-   otherwise open to it; SCTP's seqpacket is not used); AF_NETLINK with NETLINK_ROUTE only
-   (glibc's getaddrinfo and `ip` read addresses and routes with it; the other families are
-   kernel subsystems: audit, netfilter, xfrm, generic netlink…).  The type's low 4 bits are the
-   type, the rest SOCK_NONBLOCK and SOCK_CLOEXEC.  */
+   otherwise open to it), and of those only TCP, UDP and ping (ICMP datagrams) or protocol 0:
+   a stream of IPPROTO_MPTCP or IPPROTO_SCTP, a datagram of IPPROTO_UDPLITE are other protocol
+   stacks, and an unknown one makes the kernel load its module (net-pf-2-proto-N) for anyone;
+   AF_NETLINK with NETLINK_ROUTE only (glibc's getaddrinfo and `ip` read addresses and routes
+   with it; the other families are kernel subsystems: audit, netfilter, xfrm, generic
+   netlink…).  The type's low 4 bits are the type, the rest SOCK_NONBLOCK and SOCK_CLOEXEC.  */
 static int
 add_socket_strict (const struct rule_site *s, ar_error_t *err)
 {
-  static const uint32_t inet[] = { AF_INET, AF_INET6 };
-  static const uint32_t types[] = { SOCK_STREAM, SOCK_DGRAM };
-  struct scmp_arg_cmp cmp[2];
+  static const struct
+  {
+    uint32_t family, type, protocol;
+  } inet[] = {
+    { AF_INET, SOCK_STREAM, 0 },
+    { AF_INET, SOCK_STREAM, IPPROTO_TCP },
+    { AF_INET, SOCK_DGRAM, 0 },
+    { AF_INET, SOCK_DGRAM, IPPROTO_UDP },
+    { AF_INET, SOCK_DGRAM, IPPROTO_ICMP },
+    { AF_INET6, SOCK_STREAM, 0 },
+    { AF_INET6, SOCK_STREAM, IPPROTO_TCP },
+    { AF_INET6, SOCK_DGRAM, 0 },
+    { AF_INET6, SOCK_DGRAM, IPPROTO_UDP },
+    { AF_INET6, SOCK_DGRAM, IPPROTO_ICMPV6 },
+  };
+  struct scmp_arg_cmp cmp[3];
 
   if (allow_masked (s, 0, LOW32, AF_UNIX, err) < 0)
     return -1;
   for (size_t i = 0; i < ARRAY_SIZE (inet); i++)
-    for (size_t j = 0; j < ARRAY_SIZE (types); j++)
-      {
-        cmp[0] = SCMP_CMP32 (0, SCMP_CMP_MASKED_EQ, LOW32, inet[i]);
-        cmp[1] = SCMP_CMP32 (1, SCMP_CMP_MASKED_EQ, 0xf, types[j]);
-        if (add_rule (s, SCMP_ACT_ALLOW, 2, cmp, err) < 0)
-          return -1;
-      }
+    {
+      cmp[0] = SCMP_CMP32 (0, SCMP_CMP_MASKED_EQ, LOW32, inet[i].family);
+      cmp[1] = SCMP_CMP32 (1, SCMP_CMP_MASKED_EQ, 0xf, inet[i].type);
+      cmp[2] = SCMP_CMP32 (2, SCMP_CMP_MASKED_EQ, LOW32, inet[i].protocol);
+      if (add_rule (s, SCMP_ACT_ALLOW, 3, cmp, err) < 0)
+        return -1;
+    }
   cmp[0] = SCMP_CMP32 (0, SCMP_CMP_MASKED_EQ, LOW32, AF_NETLINK);
   cmp[1] = SCMP_CMP32 (2, SCMP_CMP_MASKED_EQ, LOW32, NETLINK_ROUTE);
   return add_rule (s, SCMP_ACT_ALLOW, 2, cmp, err);

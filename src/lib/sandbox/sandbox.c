@@ -669,6 +669,14 @@ resolve_policy (const struct spec_map *a, const struct sandbox_flags *f, bool ag
   if (policy_tier_from_name (v, &out->popts.strict) < 0)
     return ar_make_error (err, 0, "%s: `%s`: expected default or strict",
                           f->policy ? "--policy" : "annotation io.agentrt.policy", v);
+  /* agentrt.conf's policy = strict is the node's floor: config.json may not lower it (under
+     the agent profile check_annotation has refused it already).  */
+  if (!f->policy && !out->popts.strict && f->op && f->op->strict_policy
+      && !operator_pod_may (f->op, "io.agentrt.policy"))
+    return ar_make_error (err, 0,
+                          "annotation io.agentrt.policy=default: agentrt.conf's policy = strict "
+                          "is the operator's floor (pod_annotations = io.agentrt.policy in "
+                          "agentrt.conf lets pods lower it), not config.json's");
   return 0;
 }
 
