@@ -15,7 +15,9 @@
    reach processes that are not its own).  Within the container's own pid namespace the kernel
    bounds them as it does for any process (ptrace_may_access: the tracee's uid and
    capabilities, dumpable), and the tracee stays under its filter: the kernel runs seccomp again
-   on a call whose number or arguments a tracer changed at a syscall stop (since 4.8).  */
+   on a call whose number or arguments a tracer changed at a syscall stop (since 4.8).
+   Another container that joins the namespace later is in reach: processes sharing a pid
+   namespace trust each other, as under runc (/proc/PID/mem reaches them without ptrace).  */
 static const struct sc_entry ptrace_allowed[] = {
   { .name = "ptrace", .tier = SC_ALLOW, .rule = "allow-ptrace" },
   { .name = "process_vm_readv", .tier = SC_ALLOW, .rule = "allow-ptrace" },
