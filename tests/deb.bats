@@ -60,9 +60,11 @@ in_debian() {
 
 @test "deb: dpkg-buildpackage builds the package from the make dist tree (and what it costs)" {
   echo "# build ${DEB_BUILD_SECONDS}s (0 when another file of this run built it), apt install ${DEB_INSTALL_SECONDS}s" >&3
-  dpkg-deb --info "$DEB" | grep -q "Package: agentrt"
+  # dpkg-deb and lintian leave directories in TMPDIR (dpkg-deb.*, mldbm-elf-*): ours, not /tmp.
+  TMPDIR=$BATS_FILE_TMPDIR dpkg-deb --info "$DEB" | grep -q "Package: agentrt"
   # Debian's build flags reached the compiler: FORTIFY's checked functions are linked.
-  dpkg-deb --fsys-tarfile "$DEB" | tar -xO ./usr/bin/agentrt >"$BATS_FILE_TMPDIR/agentrt.bin"
+  TMPDIR=$BATS_FILE_TMPDIR dpkg-deb --fsys-tarfile "$DEB" |
+    tar -xO ./usr/bin/agentrt >"$BATS_FILE_TMPDIR/agentrt.bin"
   nm -D "$BATS_FILE_TMPDIR/agentrt.bin" | grep -q "__.*_chk"
 }
 
@@ -71,7 +73,7 @@ in_debian() {
     echo "lintian is not installed: run tools/install-deps.sh --tests" >&2
     return 1
   }
-  run lintian --fail-on error,warning --info "$DEB"
+  run env TMPDIR="$BATS_FILE_TMPDIR" lintian --fail-on error,warning --info "$DEB"
   echo "$output"
   [ "$status" -eq 0 ]
   # Nothing but the note that it runs as root.

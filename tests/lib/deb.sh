@@ -32,8 +32,9 @@ __deb_build() {
   rm -rf "$dir/src"
   mkdir -p "$dir/src"
   if ! make -s -C "$build" distdir distdir="$src" >"$dir/build.log" 2>&1 \
-    || ! (cd "$src" && DEB_BUILD_OPTIONS="nocheck parallel=$(nproc)" \
-      dpkg-buildpackage -b -us -uc) >>"$dir/build.log" 2>&1; then
+    || ! (mkdir -p "$dir/tmp" && cd "$src" && TMPDIR=$dir/tmp \
+      DEB_BUILD_OPTIONS="nocheck parallel=$(nproc)" dpkg-buildpackage -b -us -uc) \
+      >>"$dir/build.log" 2>&1; then
     echo "deb_package: the build failed; last lines of $dir/build.log:" >&2
     tail -n 20 "$dir/build.log" >&2
     return 1
